@@ -1,0 +1,33 @@
+"""Durak rules engine: pure Python, no I/O. See RULES.md for the rules it plays."""
+
+from engine.cards import card_code, card_str, parse_card, parse_cards
+from engine.events import Event, EventKind, IllegalMove, Reason
+from engine.game import Applied, Game, Opening, Result
+from engine.moves import Kind, Move, describe, move_str, parse_move
+from engine.options import AttackCap, Options, OptionsError, RematchLead, ThrowIn, Variant
+
+__all__ = [
+    "Applied",
+    "AttackCap",
+    "Event",
+    "EventKind",
+    "Game",
+    "IllegalMove",
+    "Kind",
+    "Move",
+    "Opening",
+    "Options",
+    "OptionsError",
+    "Reason",
+    "RematchLead",
+    "Result",
+    "ThrowIn",
+    "Variant",
+    "card_code",
+    "card_str",
+    "describe",
+    "move_str",
+    "parse_card",
+    "parse_cards",
+    "parse_move",
+]

@@ -1,0 +1,94 @@
+"""A sensible instant player: sheds cheap cards, keeps trumps, covers cheaply, takes when covering costs
+too much. Used for timeouts and bot takeovers until the search player arrives."""
+
+from __future__ import annotations
+
+from engine.cards import SUIT_MASK, mask_of
+from engine.moves import PASS, TAKE, Kind, Move, cards, kind
+from engine.views import View
+
+_TRUMP_PREMIUM = 13
+
+
+def cost(card: int, trump: int) -> int:
+    """How much a card is worth keeping: its rank, and trumps above every plain card."""
+    return (card >> 2) + (_TRUMP_PREMIUM if card & 3 == trump else 0)
+
+
+class HeuristicPlayer:
+    def choose(self, view: View) -> Move:
+        moves = view.moves
+        if len(moves) == 1:
+            return moves[0]
+        kinds = {kind(m) for m in moves}
+        if Kind.LEAD in kinds:
+            return self._lead(view)
+        if Kind.TAKE in kinds:
+            return self._defend(view)
+        return self._throw_in(view)
+
+    def _lead(self, view: View) -> Move:
+        trump = view.trump
+
+        def key(move: Move) -> tuple[int, int]:
+            led = cards(move)
+            # Cheapest rank first; of that rank, shed as many plain cards as allowed but keep trumps.
+            plain = all(c & 3 != trump for c in led)
+            return (cost(led[0], trump) if plain else min(cost(c, trump) for c in led), -len(led) if plain else len(led))
+
+        return min(view.moves, key=key)
+
+    def _defend(self, view: View) -> Move:
+        trump = view.trump
+        moves = view.moves
+        shows = [m for m in moves if kind(m) == Kind.SHOW_TRUMP]
+        if shows:
+            return shows[0]  # passes the attack on and keeps the card
+        transfers = [m for m in moves if kind(m) == Kind.TRANSFER and cards(m)[0] & 3 != trump]
+        if transfers:
+            return min(transfers, key=lambda m: cost(cards(m)[0], trump))
+        plan = self._cover_plan(view)
+        if plan is None:
+            return TAKE
+        spent = [c for _, c in plan]
+        trumps = sum(1 for c in spent if c & 3 == trump)
+        # Early in the game trumps are worth more than the cards they would keep out of our hand.
+        if view.talon > 6 and (trumps >= 2 or any(cost(c, trump) >= _TRUMP_PREMIUM + 9 for c in spent)):
+            return TAKE
+        attack, card = plan[0]
+        return next(m for m in moves if kind(m) == Kind.COVER and cards(m) == (attack, card))
+
+    def _cover_plan(self, view: View) -> list[tuple[int, int]] | None:
+        """Cover every unbeaten card, hardest first, each with the cheapest card that beats it."""
+        trump = view.trump
+        options: dict[int, list[int]] = {}
+        for m in view.moves:
+            if kind(m) == Kind.COVER:
+                a, c = cards(m)
+                options.setdefault(a, []).append(c)
+        unbeaten = [a for a, c in view.table if c is None]
+        used = 0
+        plan = []
+        for a in sorted(unbeaten, key=lambda c: cost(c, trump), reverse=True):
+            free = [c for c in options.get(a, []) if not used >> c & 1]
+            if not free:
+                return None
+            best = min(free, key=lambda c: cost(c, trump))
+            used |= 1 << best
+            plan.append((a, best))
+        return plan
+
+    def _throw_in(self, view: View) -> Move:
+        trump = view.trump
+        throws = [m for m in view.moves if kind(m) == Kind.THROW_IN]
+        hand_trumps = mask_of(view.hand) & SUIT_MASK[trump]
+
+        def worth(card: int) -> bool:
+            if card & 3 == trump:
+                return view.talon == 0 and hand_trumps.bit_count() > 1
+            return view.talon == 0 or card >> 2 <= 9  # up to jacks while the talon lasts
+
+        good = [m for m in throws if worth(cards(m)[0])]
+        if good:
+            return min(good, key=lambda m: cost(cards(m)[0], trump))
+        return PASS if PASS in view.moves else min(throws, key=lambda m: cost(cards(m)[0], trump))

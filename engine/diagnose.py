@@ -1,0 +1,129 @@
+"""Why a move is not legal. Only consulted after ``legal_moves`` said no, so it never decides legality:
+it explains a refusal. A refusal it cannot explain comes out as NOT_ALLOWED (the property tests make
+sure that never happens)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.cards import BEATERS, RANK_MASK, SUIT_MASK, mask_of
+from engine.events import Reason
+from engine.moves import Kind, Move, cards
+
+if TYPE_CHECKING:
+    from engine.game import Game
+
+
+def why_illegal(game: Game, seat: int, move: Move) -> Reason:
+    if move < 0 or move & 7 > Kind.SHOW_TRUMP or (move & 7 != Kind.LEAD and move >> 15):
+        return Reason.MALFORMED
+    if move & 7 == Kind.LEAD and not 0 < move >> 3 < 1 << 52:
+        return Reason.MALFORMED
+    kind = Kind(move & 7)
+    played = cards(move)
+    if any(c > 51 for c in played) or (kind in (Kind.TAKE, Kind.PASS) and move >> 3):
+        return Reason.MALFORMED
+    if game.out[seat] >= 0:
+        return Reason.PLAYER_OUT
+    hand = game.hands[seat]
+    if kind == Kind.LEAD:
+        return _lead(game, seat, mask_of(played))
+    if not game.attack:
+        return Reason.MUST_LEAD_FIRST
+    if kind == Kind.THROW_IN:
+        return _add(game, seat, played[0]) or Reason.NOT_ALLOWED
+    if kind == Kind.PASS:
+        if seat == game.defender:
+            return Reason.NOTHING_TO_PASS
+        if seat not in game.thr:
+            return Reason.NOT_A_THROWER
+        if game.passed >> seat & 1:
+            return Reason.PASSED_ALREADY
+        return Reason.NOTHING_TO_PASS
+    if seat != game.defender:
+        return Reason.NOT_DEFENDER
+    if kind == Kind.TAKE:
+        return Reason.ALREADY_TAKING if game.taking else Reason.NOTHING_TO_TAKE
+    if kind == Kind.COVER:
+        attack, card = played
+        if game.taking:
+            return Reason.ALREADY_TAKING
+        if attack not in game.attack:
+            return Reason.NOT_ON_TABLE
+        if game.cover[game.attack.index(attack)] >= 0:
+            return Reason.ALREADY_COVERED
+        if not hand >> card & 1:
+            return Reason.NOT_IN_HAND
+        if not BEATERS[game.trump][attack] >> card & 1:
+            return Reason.DOES_NOT_BEAT
+        return Reason.NOT_ALLOWED
+    return _transfer(game, seat, kind, played[0])
+
+
+def _lead(game: Game, seat: int, mask: int) -> Reason:
+    if game.attack:
+        return Reason.ALREADY_LED
+    if seat != game.lead:
+        return Reason.NOT_YOUR_LEAD
+    if mask & ~game.hands[seat]:
+        return Reason.NOT_IN_HAND
+    if mask & ~RANK_MASK[(mask & -mask).bit_length() - 1 >> 2]:
+        return Reason.LEAD_ONE_RANK
+    if mask.bit_count() > game._cap():
+        return Reason.CAP_REACHED
+    if mask.bit_count() > game.hands[game.defender].bit_count():
+        return Reason.TOO_MANY_FOR_DEFENDER
+    return Reason.NOT_ALLOWED
+
+
+def _add(game: Game, seat: int, card: int) -> Reason | None:
+    """Why ``seat`` may not add ``card`` to the table as an attack card."""
+    if seat == game.defender:
+        return Reason.DEFENDER_CANNOT_THROW
+    if seat not in game.thr:
+        return Reason.NOT_A_THROWER
+    if game.passed >> seat & 1:
+        return Reason.PASSED_ALREADY
+    if not game.hands[seat] >> card & 1:
+        return Reason.NOT_IN_HAND
+    if not game.ranks >> card & 1:
+        return Reason.RANK_NOT_ON_TABLE
+    return _limits(game, 1)
+
+
+def _limits(game: Game, extra: int) -> Reason | None:
+    if len(game.attack) + extra > game._cap():
+        return Reason.CAP_REACHED
+    if game.open + extra > game.hands[game.defender].bit_count():
+        return Reason.TOO_MANY_FOR_DEFENDER
+    return None
+
+
+def _transfer(game: Game, seat: int, kind: Kind, card: int) -> Reason:
+    if not game.rules.transfer:
+        return Reason.TRANSFER_NOT_PLAYED
+    if kind == Kind.SHOW_TRUMP and not game.rules.show_trump:
+        return Reason.SHOW_TRUMP_OFF
+    if game.taking:
+        return Reason.TRANSFER_AFTER_TAKE
+    if game.open != len(game.attack):
+        return Reason.TRANSFER_AFTER_COVER
+    if game.bout == 0 and not game.rules.transfer_first_bout:
+        return Reason.TRANSFER_FIRST_BOUT
+    if not game.hands[seat] >> card & 1:
+        return Reason.NOT_IN_HAND
+    if game.ranks != RANK_MASK[card >> 2]:
+        return Reason.TRANSFER_RANK
+    target = game._next_target(seat)
+    if target < 0:
+        return Reason.NO_TRANSFER_TARGET
+    held = game.hands[target].bit_count()
+    if kind == Kind.SHOW_TRUMP:
+        if not SUIT_MASK[game.trump] >> card & 1:
+            return Reason.NOT_TRUMP
+        if game.shown >> seat & 1:
+            return Reason.SHOWN_ALREADY
+        return Reason.TRANSFER_TOO_FEW if held < len(game.attack) else Reason.NOT_ALLOWED
+    if len(game.attack) + 1 > game._cap():
+        return Reason.CAP_REACHED
+    return Reason.TRANSFER_TOO_FEW if held < len(game.attack) + 1 else Reason.NOT_ALLOWED

@@ -1,0 +1,706 @@
+"""The game: state, legal moves, applying moves, timeouts, the result. Pure and deterministic.
+
+Hot path (AI playouts): ``legal_moves`` and ``push`` on ints and bitmasks, no objects per card, no events.
+Edges (bot, storage, tests): ``check``/``apply`` validate and return an ``Applied`` record of events.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from engine.cards import BEATERS, DECK_MASK, RANK_MASK, SIX, SUIT_MASK, cards_of, lowest, mask_of
+from engine.diagnose import why_illegal
+from engine.events import Event, EventKind, IllegalMove, Reason
+from engine.moves import Kind, Move
+from engine.options import AttackCap, Options, RematchLead, ThrowIn, Variant
+
+HAND_SIZE = 6
+
+_LEAD, _THROW_IN, _COVER, _TAKE, _PASS, _TRANSFER, _SHOW = range(7)
+
+
+class Opening:
+    """Why the first lead attacker of a game leads (RULES.md §3)."""
+
+    LOWEST_TRUMP = "lowest_trump"
+    LOWEST_CARD = "lowest_card"
+    LOSER = "loser"
+    LEFT_OF_LOSER = "left_of_loser"
+    CHOSEN = "chosen"  # positions set up by hand (tests, puzzles)
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What one call changed: the new state version and the events, in order."""
+
+    version: int
+    events: tuple[Event, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    places: tuple[int, ...]  # per seat; 1 is best, shared places are ties; the losers share the last place
+    durak: int | None  # the one durak, if there is exactly one
+    losers: tuple[int, ...]  # seats that lost: the durak, or in team play every card holder of the losing team
+    draw: bool
+    drawn: tuple[int, ...]  # seats in the draw
+    pogony: bool
+    losing_team: int | None  # team play: 0 (seats 1,3,5) or 1 (seats 2,4,6)
+    bouts: int
+
+
+class _Rules:
+    """Options compiled to plain attributes, shared by every copy of a game."""
+
+    __slots__ = (
+        "cap",
+        "first_cap",
+        "miss_limit",
+        "neighbours",
+        "options",
+        "show_trump",
+        "teams",
+        "transfer",
+        "transfer_first_bout",
+    )
+
+    def __init__(self, options: Options, players: int) -> None:
+        self.options = options
+        self.cap = HAND_SIZE if options.attack_cap is AttackCap.SIX else 52
+        self.first_cap = min(self.cap, 5) if options.first_bout_limit else self.cap
+        self.transfer = options.variant is Variant.TRANSFER
+        self.transfer_first_bout = options.transfer_first_bout
+        self.show_trump = options.show_trump_transfer
+        self.neighbours = options.throw_in is ThrowIn.NEIGHBOURS
+        self.teams = options.teams
+        self.miss_limit = 2 if players == 2 else 3
+
+
+class Game:
+    __slots__ = (
+        "attack",
+        "auto",
+        "bout",
+        "cover",
+        "defender",
+        "discard",
+        "emptied",
+        "finishers",
+        "hands",
+        "known",
+        "last_defender",
+        "lead",
+        "misses",
+        "n",
+        "open",
+        "opening",
+        "out",
+        "passed",
+        "ranks",
+        "result",
+        "rules",
+        "shown",
+        "taking",
+        "talon",
+        "thr",
+        "trump",
+        "trump_card",
+        "trump_seat",
+        "version",
+    )
+
+    rules: _Rules
+    n: int
+    hands: list[int]  # per seat, a card mask
+    talon: list[int]  # pop() draws; talon[0] is the face-up trump card while it is there
+    trump: int
+    trump_card: int  # the face-up card, or in a full deal the last card dealt
+    trump_seat: int  # seat publicly holding trump_card in a full deal until it is played, else -1
+    discard: int
+    attack: list[int]  # attack cards of this bout in the order they came
+    cover: list[int]  # cover[i] covers attack[i]; -1 while unbeaten
+    open: int  # unbeaten attack cards
+    ranks: int  # every card whose rank is on the table (what may be thrown in)
+    lead: int
+    defender: int
+    taking: bool
+    passed: int  # seat bits: passed since the table last changed
+    shown: int  # seat bits: showed a trump to transfer in this bout
+    thr: list[int]  # throwers of this bout, derived from lead, defender and who is out
+    bout: int
+    out: list[int]  # per seat: the bout in which it went out, -1 while in play
+    finishers: list[int]  # seats in the order they went out
+    emptied: list[int]  # per seat: the cards of the move that emptied its hand (pogony)
+    known: list[int]  # per seat: cards everybody knows it holds (picked up, shown, the public trump)
+    misses: list[int]
+    auto: int  # seat bits: played by a bot after missed moves
+    last_defender: int
+    opening: tuple[str, int]  # (Opening reason, card or -1)
+    version: int
+    result: Result | None
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def deal(
+        cls,
+        options: Options,
+        players: int,
+        *,
+        rng: random.Random | None = None,
+        deck: Sequence[int] | None = None,
+        loser: int | None = None,
+    ) -> Game:
+        """Shuffle and deal. ``deck`` fixes the order: seat 0 gets deck[0:6], seat 1 deck[6:12], ...; the
+        next card is turned face up (trump, drawn last) and the rest is the talon in draw order. ``loser`` is
+        the durak of the previous game for a rematch (RULES.md §3)."""
+        options.check_players(players)
+        full = sorted(cards_of(DECK_MASK[options.deck]))
+        if deck is None:
+            order = list(full)
+            (rng or random.SystemRandom()).shuffle(order)
+        else:
+            order = list(deck)
+            if sorted(order) != full:
+                raise ValueError(f"deck must be a permutation of the {options.deck}-card deck")
+        dealt = HAND_SIZE * players
+        hands = [order[HAND_SIZE * s : HAND_SIZE * (s + 1)] for s in range(players)]
+        if dealt == len(order):
+            return cls.setup(options, hands, trump_card=order[-1], loser=loser)
+        talon = order[dealt + 1 :] + [order[dealt]]
+        return cls.setup(options, hands, talon, loser=loser)
+
+    @classmethod
+    def setup(
+        cls,
+        options: Options,
+        hands: Sequence[Iterable[int]],
+        talon: Sequence[int] = (),
+        *,
+        trump_card: int | None = None,
+        trump_suit: int | None = None,
+        lead: int | None = None,
+        bout: int = 0,
+        loser: int | None = None,
+    ) -> Game:
+        """A position: hands, the talon in draw order (its last card is the face-up trump), and every other
+        card of the deck in the discard. With an empty talon give ``trump_card`` (a full deal: that card is
+        in a hand and public) or ``trump_suit`` (a position after the talon ran out)."""
+        players = len(hands)
+        options.check_players(players)
+        hand_masks = [mask_of(h) for h in hands]
+        talon_mask = mask_of(talon)
+        every = [c for h in hands for c in h] + list(talon)
+        if len(set(every)) != len(every) or mask_of(every) & ~DECK_MASK[options.deck]:
+            raise ValueError("cards must be distinct cards of the deck")
+        g = cls.__new__(cls)
+        g.rules = _Rules(options, players)
+        g.n = players
+        g.hands = hand_masks
+        g.talon = list(reversed(talon))
+        g.trump_seat = -1
+        g.known = [0] * players
+        if talon:
+            g.trump_card = talon[-1]
+        elif trump_card is not None:
+            holders = [s for s in range(players) if hand_masks[s] >> trump_card & 1]
+            if not holders:
+                raise ValueError("the public trump card must be in a hand")
+            g.trump_card, g.trump_seat = trump_card, holders[0]
+            g.known[holders[0]] = 1 << trump_card
+        elif trump_suit is not None:
+            g.trump_card = -1
+        else:
+            raise ValueError("with an empty talon, give trump_card or trump_suit")
+        g.trump = g.trump_card & 3 if g.trump_card >= 0 else int(trump_suit or 0)
+        g.discard = DECK_MASK[options.deck] & ~talon_mask & ~mask_of(every)
+        g.attack, g.cover, g.open, g.ranks = [], [], 0, 0
+        g.taking, g.passed, g.shown = False, 0, 0
+        g.bout = bout
+        g.out = [-1] * players
+        g.finishers, g.emptied = [], [0] * players
+        g.misses, g.auto = [0] * players, 0
+        g.last_defender, g.version, g.result = -1, 0, None
+        if not talon:
+            for s in range(players):
+                if not hand_masks[s]:
+                    g._go_out(s)
+        g.opening = g._opening(lead, loser)
+        g._start_bout(g.opening_seat(lead, loser), None)
+        return g
+
+    def _opening(self, lead: int | None, loser: int | None) -> tuple[str, int]:
+        if lead is not None:
+            return (Opening.CHOSEN, -1)
+        rematch = self.rules.options.rematch_lead
+        if loser is not None and rematch is RematchLead.LOSER:
+            return (Opening.LOSER, -1)
+        if loser is not None and rematch is RematchLead.LEFT_OF_LOSER:
+            return (Opening.LEFT_OF_LOSER, -1)
+        trumps = [h & SUIT_MASK[self.trump] for h in self.hands]
+        if any(trumps):
+            return (Opening.LOWEST_TRUMP, min(lowest(t) for t in trumps if t))
+        return (Opening.LOWEST_CARD, min(lowest(h) for h in self.hands if h))
+
+    def opening_seat(self, lead: int | None, loser: int | None) -> int:
+        reason, card = self.opening
+        if reason == Opening.CHOSEN:
+            assert lead is not None
+            return lead
+        if reason == Opening.LOSER:
+            assert loser is not None
+            return loser
+        if reason == Opening.LEFT_OF_LOSER:
+            assert loser is not None
+            return (loser + 1) % self.n
+        return next(s for s in range(self.n) if self.hands[s] >> card & 1)
+
+    def copy(self) -> Game:
+        g = Game.__new__(Game)
+        g.rules, g.n, g.trump, g.trump_card, g.trump_seat = self.rules, self.n, self.trump, self.trump_card, self.trump_seat
+        g.hands, g.talon, g.discard = self.hands[:], self.talon[:], self.discard
+        g.attack, g.cover, g.open, g.ranks = self.attack[:], self.cover[:], self.open, self.ranks
+        g.lead, g.defender, g.taking, g.passed, g.shown = self.lead, self.defender, self.taking, self.passed, self.shown
+        g.thr, g.bout, g.out, g.finishers, g.emptied = self.thr[:], self.bout, self.out[:], self.finishers[:], self.emptied[:]
+        g.known, g.misses, g.auto = self.known[:], self.misses[:], self.auto
+        g.last_defender, g.opening, g.version, g.result = self.last_defender, self.opening, self.version, self.result
+        return g
+
+    # ------------------------------------------------------------------ seats
+
+    @property
+    def options(self) -> Options:
+        return self.rules.options
+
+    @property
+    def over(self) -> bool:
+        return self.result is not None
+
+    def team(self, seat: int) -> int:
+        return seat & 1 if self.rules.teams else seat
+
+    def active(self) -> list[int]:
+        return [s for s in range(self.n) if self.out[s] < 0]
+
+    def _next_active(self, seat: int) -> int:
+        n, out = self.n, self.out
+        for step in range(1, n + 1):
+            s = (seat + step) % n
+            if out[s] < 0:
+                return s
+        return -1
+
+    def _next_target(self, seat: int) -> int:
+        """The next active opponent clockwise: the defender against ``seat``, or whom it transfers to."""
+        n, out = self.n, self.out
+        team = self.team(seat)
+        for step in range(1, n):
+            s = (seat + step) % n
+            if out[s] < 0 and self.team(s) != team:
+                return s
+        return -1
+
+    def _throwers(self) -> list[int]:
+        d = self.defender
+        team = self.team(d)
+        if not self.rules.neighbours:
+            return [s for s in range(self.n) if self.out[s] < 0 and self.team(s) != team]
+        near = {self.lead} if self.out[self.lead] < 0 and self.team(self.lead) != team else set()
+        for direction in (1, -1):
+            for step in range(1, self.n):
+                s = (d + direction * step) % self.n
+                if self.out[s] < 0 and self.team(s) != team:
+                    near.add(s)
+                    break
+        return sorted(near)
+
+    def _cap(self) -> int:
+        return self.rules.first_cap if self.bout == 0 else self.rules.cap
+
+    def _room(self) -> int:
+        """How many more attack cards this bout may take (both limits of RULES.md §4.5)."""
+        by_cap = self._cap() - len(self.attack)
+        by_hand = self.hands[self.defender].bit_count() - self.open
+        return by_cap if by_cap < by_hand else by_hand
+
+    # ------------------------------------------------------------------ legal moves
+
+    def legal_moves(self, seat: int) -> list[Move]:
+        if self.result is not None or self.out[seat] >= 0:
+            return []
+        hand = self.hands[seat]
+        if not self.attack:
+            return self._leads(hand) if seat == self.lead else []
+        if seat == self.defender:
+            return [] if self.taking or not self.open else self._defences(seat, hand)
+        if self.passed >> seat & 1 or seat not in self.thr or self._room() <= 0:
+            return []
+        moves = [_THROW_IN | c << 3 for c in cards_of(hand & self.ranks)]
+        if moves and (self.taking or not self.open):
+            moves.append(_PASS)
+        return moves
+
+    def _leads(self, hand: int) -> list[Move]:
+        room = min(self._cap(), self.hands[self.defender].bit_count())
+        moves = []
+        while hand:
+            group = hand & RANK_MASK[lowest(hand) >> 2]
+            hand &= ~group
+            sub = group
+            while sub:
+                if sub.bit_count() <= room:
+                    moves.append(sub << 3)
+                sub = (sub - 1) & group
+        return moves
+
+    def _defences(self, seat: int, hand: int) -> list[Move]:
+        beaters = BEATERS[self.trump]
+        moves = []
+        for a, c in zip(self.attack, self.cover, strict=True):
+            if c < 0:
+                m = hand & beaters[a]
+                while m:
+                    low = m & -m
+                    moves.append(_COVER | a << 3 | (low.bit_length() - 1) << 9)
+                    m ^= low
+        moves.append(_TAKE)
+        if self.rules.transfer and self._transfer_open():
+            same = hand & self.ranks
+            target = self._next_target(seat) if same else -1
+            if target >= 0:
+                held, count = self.hands[target].bit_count(), len(self.attack)
+                if count < self._cap() and held > count:
+                    moves.extend(_TRANSFER | c << 3 for c in cards_of(same))
+                if self.rules.show_trump and not self.shown >> seat & 1 and held >= count:
+                    moves.extend(_SHOW | c << 3 for c in cards_of(same & SUIT_MASK[self.trump]))
+        return moves
+
+    def _transfer_open(self) -> bool:
+        """No card covered, no Take, every attack card of one rank, and the first-bout option allows it."""
+        return (
+            self.open == len(self.attack)
+            and not self.taking
+            and self.ranks == RANK_MASK[self.attack[0] >> 2]
+            and (self.bout > 0 or self.rules.transfer_first_bout)
+        )
+
+    def actors(self) -> list[int]:
+        """Every seat with a legal move now (throwers may add while the defender thinks)."""
+        return [s for s in range(self.n) if self.legal_moves(s)]
+
+    def to_act(self) -> list[int]:
+        """Seats on the clock (RULES.md §9): the bout waits for them."""
+        if self.result is not None:
+            return []
+        if not self.attack:
+            return [self.lead]
+        if self.open and not self.taking:
+            return [self.defender]
+        if self._room() <= 0:
+            return []
+        return [t for t in self.thr if not self.passed >> t & 1 and self.hands[t] & self.ranks]
+
+    # ------------------------------------------------------------------ applying
+
+    def push(self, seat: int, move: Move) -> None:
+        """Apply a move known to be legal (from legal_moves). No checks, no events: the playout path."""
+        self._push(seat, move, None)
+
+    def check(self, seat: int, move: Move) -> Reason | None:
+        """None if ``seat`` may make ``move`` now, else the reason it may not."""
+        if not 0 <= seat < self.n:
+            return Reason.NO_SUCH_SEAT
+        if self.result is not None:
+            return Reason.GAME_OVER
+        if move in self.legal_moves(seat):
+            return None
+        return why_illegal(self, seat, move)
+
+    def apply(self, seat: int, move: Move) -> Applied:
+        """Make a move for ``seat`` or raise IllegalMove; returns what happened."""
+        reason = self.check(seat, move)
+        if reason is not None:
+            raise IllegalMove(reason)
+        log: list[Event] = []
+        self.misses[seat] = 0
+        self._push(seat, move, log)
+        self.version += 1
+        return Applied(self.version, tuple(log))
+
+    def _push(self, seat: int, move: Move, log: list[Event] | None) -> None:
+        kind = move & 7
+        if kind == _COVER:
+            a, c = (move >> 3) & 63, move >> 9
+            self.cover[self.attack.index(a)] = c
+            self.open -= 1
+            self.ranks |= RANK_MASK[c >> 2]
+            self.passed = 0
+            if log is not None:
+                log.append(Event(EventKind.COVERED, seat, (a, c)))
+            self._play(seat, 1 << c, log)
+        elif kind == _THROW_IN or kind == _TRANSFER:
+            c = move >> 3
+            self.attack.append(c)
+            self.cover.append(-1)
+            self.open += 1
+            self.ranks |= RANK_MASK[c >> 2]
+            self.passed = 0
+            if kind == _TRANSFER:
+                self._pass_attack(seat, EventKind.TRANSFERRED, c, log)
+            elif log is not None:
+                log.append(Event(EventKind.THREW_IN, seat, (c,)))
+            self._play(seat, 1 << c, log)
+        elif kind == _TAKE:
+            self.taking = True
+            if log is not None:
+                log.append(Event(EventKind.TOOK, seat))
+        elif kind == _PASS:
+            self.passed |= 1 << seat
+            if log is not None:
+                log.append(Event(EventKind.PASSED, seat))
+        elif kind == _LEAD:
+            mask = move >> 3
+            for c in cards_of(mask):
+                self.attack.append(c)
+                self.cover.append(-1)
+            self.open = len(self.attack)
+            self.ranks = RANK_MASK[lowest(mask) >> 2]
+            if log is not None:
+                log.append(Event(EventKind.LED, seat, tuple(cards_of(mask))))
+            self._play(seat, mask, log)
+        else:  # _SHOW: the trump stays in hand, now known to all
+            c = move >> 3
+            self.known[seat] |= 1 << c
+            self.shown |= 1 << seat
+            self.passed = 0
+            self._pass_attack(seat, EventKind.SHOWED_TRUMP, c, log)
+        self._settle(log)
+
+    def _pass_attack(self, seat: int, kind: EventKind, card: int, log: list[Event] | None) -> None:
+        self.defender = self._next_target(seat)
+        self.thr = self._throwers()
+        if log is not None:
+            log.append(Event(kind, seat, (card,), self.defender))
+
+    def _play(self, seat: int, mask: int, log: list[Event] | None) -> None:
+        """Cards left ``seat``'s hand for the table."""
+        hand = self.hands[seat] & ~mask
+        self.hands[seat] = hand
+        self.known[seat] &= ~mask
+        if self.trump_seat == seat and mask >> self.trump_card & 1:
+            self.trump_seat = -1
+        if not hand:
+            self.emptied[seat] = mask
+            if not self.talon:
+                self._go_out(seat)
+                self.thr = self._throwers() if seat != self.defender else self.thr
+                if log is not None:
+                    log.append(Event(EventKind.WENT_OUT, seat))
+
+    def _go_out(self, seat: int) -> None:
+        self.out[seat] = self.bout
+        self.finishers.append(seat)
+
+    def _settle(self, log: list[Event] | None) -> None:
+        """End the bout once nobody has to act any more (every thrower passed or cannot add)."""
+        if self.open and not self.taking:
+            return
+        if self._room() > 0:
+            ranks, passed, hands = self.ranks, self.passed, self.hands
+            for t in self.thr:
+                if not passed >> t & 1 and hands[t] & ranks:
+                    return
+        self._end_bout(log)
+
+    def _end_bout(self, log: list[Event] | None) -> None:
+        d, lead, taken = self.defender, self.lead, self.taking
+        table = mask_of(self.attack) | mask_of(c for c in self.cover if c >= 0)
+        if taken:
+            self.hands[d] |= table
+            self.known[d] |= table
+        else:
+            self.discard |= table
+        if log is not None:
+            log.append(Event(EventKind.PICKED_UP if taken else EventKind.BEATEN, d, tuple(cards_of(table))))
+        self.attack, self.cover, self.open, self.ranks = [], [], 0, 0
+        self.taking, self.passed, self.shown = False, 0, 0
+        if self.talon:
+            self._draw(lead, d, log)
+        self.last_defender = d
+        self.bout += 1
+        alive = [s for s in range(self.n) if self.out[s] < 0]
+        if len(alive) <= 1 or len({self.team(s) for s in alive}) == 1:
+            self._finish(log)
+            return
+        if taken:
+            nxt = self._next_active(d)
+        elif self.out[d] < 0:
+            nxt = d
+        else:
+            nxt = next(
+                (s for s in self._clockwise(d) if self.out[s] < 0 and self.team(s) == self.team(d)),
+                self._next_active(d),
+            )
+        self._start_bout(nxt, log)
+
+    def _clockwise(self, seat: int) -> list[int]:
+        """Every other seat, clockwise from ``seat``."""
+        return [(seat + step) % self.n for step in range(1, self.n)]
+
+    def _draw(self, lead: int, defender: int, log: list[Event] | None) -> None:
+        """Lead attacker first, then clockwise, the defender last (RULES.md §6)."""
+        order = [lead] + [s for s in self._clockwise(lead) if s != defender] + [defender]
+        talon = self.talon
+        for s in order:
+            if self.out[s] >= 0:
+                continue
+            need = HAND_SIZE - self.hands[s].bit_count()
+            got = 0
+            while need > 0 and talon:
+                c = talon.pop()
+                self.hands[s] |= 1 << c
+                if not talon and c == self.trump_card:
+                    self.known[s] |= 1 << c  # everybody watched the face-up trump go into this hand
+                need -= 1
+                got += 1
+            if got and log is not None:
+                log.append(Event(EventKind.DREW, s, count=got))
+        if not talon:
+            for s in order:
+                if self.out[s] < 0 and not self.hands[s]:
+                    self._go_out(s)
+                    if log is not None:
+                        log.append(Event(EventKind.WENT_OUT, s))
+
+    def _start_bout(self, lead: int, log: list[Event] | None) -> None:
+        if self.out[lead] >= 0:
+            lead = self._next_active(lead)
+        self.lead = lead
+        self.defender = self._next_target(lead)
+        self.thr = self._throwers()
+        if log is not None:
+            log.append(Event(EventKind.BOUT, lead, target=self.defender, count=self.bout))
+
+    def _finish(self, log: list[Event] | None) -> None:
+        holders = tuple(s for s in range(self.n) if self.out[s] < 0)
+        drawn: tuple[int, ...] = ()
+        if holders:
+            losers = holders
+        elif self.rules.options.draw:
+            last = max(self.out)
+            drawn = tuple(s for s in range(self.n) if self.out[s] == last)
+            losers = ()
+        else:
+            losers = (self.last_defender,)
+        winners = [s for s in range(self.n) if s not in losers]
+        places = [0] * self.n
+        for s in winners:
+            places[s] = 1 + sum(1 for w in winners if self.out[w] < self.out[s])
+        for s in losers:
+            places[s] = 1 + len(winners)
+        pogony = False
+        if losers:
+            final = next((s for s in reversed(self.finishers) if s not in losers), -1)
+            played = self.emptied[final] if final >= 0 else 0
+            pogony = bool(played) and played & ~RANK_MASK[SIX] == 0 and played & SUIT_MASK[self.trump] == 0
+        self.result = Result(
+            places=tuple(places),
+            durak=losers[0] if len(losers) == 1 else None,
+            losers=losers,
+            draw=not losers,
+            drawn=drawn,
+            pogony=pogony,
+            losing_team=self.team(losers[0]) if losers and self.rules.teams else None,
+            bouts=self.bout,
+        )
+        if log is not None:
+            log.append(Event(EventKind.GAME_OVER))
+
+    # ------------------------------------------------------------------ timers (RULES.md §9)
+
+    def timeout_move(self, seat: int) -> Move | None:
+        """What running out of time does for ``seat`` now, or None if it is not on the clock."""
+        if seat not in self.to_act():
+            return None
+        if not self.attack:
+            hand = self.hands[seat]
+            plain = hand & ~SUIT_MASK[self.trump]
+            return 1 << lowest(plain or hand) << 3
+        return _TAKE if seat == self.defender else _PASS
+
+    def timeout(self) -> Applied:
+        """Every seat on the clock ran out of time: apply what a timeout does and count missed moves."""
+        log: list[Event] = []
+        waiting = self.to_act()
+        moves = {s: self.timeout_move(s) for s in waiting}
+        for s in waiting:
+            missed = s in (self.lead, self.defender)
+            log.append(Event(EventKind.TIMED_OUT, s, count=int(missed)))
+            if missed:
+                self._miss(s, log)
+        for s in waiting:
+            move = moves[s]
+            if move == _PASS:
+                self.passed |= 1 << s  # settle once after all passes, not per pass
+                log.append(Event(EventKind.PASSED, s))
+            elif move is not None:
+                self._push(s, move, log)
+        if waiting and self.attack and moves[waiting[0]] == _PASS:
+            self._settle(log)
+        self.version += 1
+        return Applied(self.version, tuple(log))
+
+    def _miss(self, seat: int, log: list[Event]) -> None:
+        if self.auto >> seat & 1:
+            return
+        self.misses[seat] += 1
+        if self.misses[seat] >= self.rules.miss_limit:
+            self.auto |= 1 << seat
+            self.misses[seat] = 0
+            log.append(Event(EventKind.TAKEN_OVER, seat))
+
+    def is_auto(self, seat: int) -> bool:
+        return bool(self.auto >> seat & 1)
+
+    def take_over(self, seat: int) -> Applied:
+        """A bot plays ``seat`` from now on (the player left the table)."""
+        log = [] if self.is_auto(seat) else [Event(EventKind.TAKEN_OVER, seat)]
+        self.auto |= 1 << seat
+        self.version += 1
+        return Applied(self.version, tuple(log))
+
+    def reclaim(self, seat: int) -> Applied:
+        """The player pressed "I'm back"."""
+        log = [Event(EventKind.RECLAIMED, seat)] if self.is_auto(seat) else []
+        self.auto &= ~(1 << seat)
+        self.misses[seat] = 0
+        self.version += 1
+        return Applied(self.version, tuple(log))
+
+    # ------------------------------------------------------------------ helpers for views and tests
+
+    def table(self) -> list[tuple[int, int | None]]:
+        return [(a, c if c >= 0 else None) for a, c in zip(self.attack, self.cover, strict=True)]
+
+    def hand(self, seat: int) -> list[int]:
+        return list(cards_of(self.hands[seat]))
+
+    def kind_allowed(self, seat: int, kind: Kind) -> bool:
+        return any(m & 7 == kind for m in self.legal_moves(seat))
+
+    def state_key(self) -> tuple[object, ...]:
+        """Everything that defines the state (equality, round-trip tests)."""
+        return (
+            self.rules.options, self.n, tuple(self.hands), tuple(self.talon), self.trump, self.trump_card,
+            self.trump_seat, self.discard, tuple(self.attack), tuple(self.cover), self.lead, self.defender,
+            self.taking, self.passed, self.shown, self.bout, tuple(self.out), tuple(self.finishers),
+            tuple(self.emptied), tuple(self.known), tuple(self.misses), self.auto, self.last_defender,
+            self.opening, self.version, self.result,
+        )  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and self.state_key() == other.state_key()
+
+    __hash__ = None  # type: ignore[assignment]

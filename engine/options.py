@@ -1,0 +1,101 @@
+"""Table options (RULES.md): one validated model with the rule set's defaults.
+
+Pydantic lives here, at the edge: the game compiles these into plain attributes once per deal.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+
+class Variant(StrEnum):
+    THROW_IN = "throw_in"  # подкидной
+    TRANSFER = "transfer"  # переводной
+
+
+class ThrowIn(StrEnum):
+    ALL = "all"
+    NEIGHBOURS = "neighbours"
+
+
+class AttackCap(StrEnum):
+    SIX = "six"
+    DEFENDER_HAND = "defender_hand"  # "до завала"
+
+
+class RematchLead(StrEnum):
+    LOSER = "loser"
+    LEFT_OF_LOSER = "left_of_loser"  # "из-под дурака"
+    LOWEST_TRUMP = "lowest_trump"
+
+
+class OptionsError(ValueError):
+    """An impossible combination of options or players; ``code`` is stable, the message is for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+MAX_PLAYERS = 6
+
+
+class Options(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    variant: Variant = Variant.THROW_IN
+    deck: Literal[24, 36, 52] = 36
+    # How many seats the table has; None: as many as the deck allows (deck // 6, at most 6).
+    seats: int | None = None
+    throw_in: ThrowIn = ThrowIn.ALL
+    # None: on for 36 and 52 cards, off for 24 (RULES.md §4.5).
+    first_bout_five: bool | None = None
+    attack_cap: AttackCap = AttackCap.SIX
+    transfer_first_bout: bool = True
+    show_trump_transfer: bool = False
+    draw: bool = True
+    teams: bool = False
+    rematch_lead: RematchLead = RematchLead.LOSER
+    move_timer: Literal[10, 15, 30, 60] = 30
+
+    @property
+    def max_players(self) -> int:
+        return self.seats if self.seats is not None else min(MAX_PLAYERS, self.deck // 6)
+
+    @property
+    def first_bout_limit(self) -> bool:
+        return self.first_bout_five if self.first_bout_five is not None else self.deck != 24
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Options:
+        capacity = min(MAX_PLAYERS, self.deck // 6)
+        if self.seats is not None and not 2 <= self.seats <= capacity:
+            raise OptionsError(
+                "seats_for_deck",
+                f"A {self.deck}-card deck seats 2 to {capacity} players, not {self.seats}.",
+            )
+        if self.show_trump_transfer and self.variant is not Variant.TRANSFER:
+            raise OptionsError("show_trump_needs_transfer", "Showing a trump to transfer needs the transfer variant.")
+        if self.teams and self.max_players not in (4, 6) and not (self.seats is None and capacity >= 4):
+            raise OptionsError("teams_need_4_or_6", "Team play needs 4 or 6 seats.")
+        return self
+
+    def check_players(self, count: int) -> None:
+        """Raise OptionsError unless ``count`` players can start a game with these options."""
+        if count < 2:
+            raise OptionsError("too_few_players", "A game needs at least 2 players.")
+        if count > self.max_players:
+            raise OptionsError(
+                "too_many_players",
+                f"This table seats at most {self.max_players} players ({self.deck}-card deck), not {count}.",
+            )
+        if self.teams and count not in (4, 6):
+            raise OptionsError("teams_need_4_or_6", f"Team play needs 4 or 6 players, not {count}.")
+
+    @property
+    def game_type(self) -> str:
+        """Throw-in and transfer are separate games with separate ratings (RULES.md §5, §10)."""
+        return self.variant.value

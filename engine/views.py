@@ -1,0 +1,100 @@
+"""What one seat may see, and what everybody may see. Hidden information leaves the engine only here, and
+only to its owner: a seat view holds its own hand and nobody else's; the public view holds no hand at all.
+AI players and the bot render from views, never from the game."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.cards import cards_of, sort_hand
+from engine.game import Game, Result
+from engine.moves import Move
+from engine.options import Options
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    seat: int
+    cards: int  # how many cards it holds
+    known: tuple[int, ...]  # cards everybody knows it holds (picked up, shown, the public trump)
+    place: int | None  # once out: its place (places of those out are final)
+    auto: bool  # played by a bot after missed moves
+    team: int
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    seat: int | None  # None: the public view (the group)
+    hand: tuple[int, ...]  # own hand, sorted with trumps last; empty in the public view
+    moves: tuple[Move, ...]  # own legal moves now
+    options: Options
+    trump: int
+    trump_card: int | None  # the card turned face up (or, in a full deal, the last card dealt)
+    trump_card_seat: int | None  # who is publicly known to hold that card now
+    talon: int
+    discard: int
+    seen: tuple[int, ...]  # cards that went to the discard: every player saw them on the table
+    table: tuple[tuple[int, int | None], ...]
+    lead: int
+    defender: int
+    taking: bool
+    passed: tuple[int, ...]
+    throwers: tuple[int, ...]
+    bout: int
+    seats: tuple[SeatInfo, ...]
+    to_act: tuple[int, ...]
+    opening: tuple[str, int | None]
+    result: Result | None
+    version: int
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+
+def _place(game: Game, seat: int) -> int | None:
+    if game.out[seat] < 0:
+        return None
+    if game.result is not None:
+        return game.result.places[seat]
+    return 1 + sum(1 for s in range(game.n) if 0 <= game.out[s] < game.out[seat])
+
+
+def view(game: Game, seat: int | None = None) -> View:
+    """The view of ``seat``, or the public view with ``seat=None``."""
+    n = game.n
+    holder = next((s for s in range(n) if game.trump_card >= 0 and game.known[s] >> game.trump_card & 1), None)
+    return View(
+        seat=seat,
+        hand=tuple(sort_hand(cards_of(game.hands[seat]), game.trump)) if seat is not None else (),
+        moves=tuple(game.legal_moves(seat)) if seat is not None else (),
+        options=game.options,
+        trump=game.trump,
+        trump_card=game.trump_card if game.trump_card >= 0 else None,
+        trump_card_seat=holder,
+        talon=len(game.talon),
+        discard=game.discard.bit_count(),
+        seen=tuple(cards_of(game.discard)) if seat is not None else (),
+        table=tuple(game.table()),
+        lead=game.lead,
+        defender=game.defender,
+        taking=game.taking,
+        passed=tuple(s for s in range(n) if game.passed >> s & 1),
+        throwers=tuple(game.thr),
+        bout=game.bout,
+        seats=tuple(
+            SeatInfo(
+                seat=s,
+                cards=game.hands[s].bit_count(),
+                known=tuple(cards_of(game.known[s])),
+                place=_place(game, s),
+                auto=game.is_auto(s),
+                team=game.team(s),
+            )
+            for s in range(n)
+        ),
+        to_act=tuple(game.to_act()),
+        opening=(game.opening[0], game.opening[1] if game.opening[1] >= 0 else None),
+        result=game.result,
+        version=game.version,
+    )
