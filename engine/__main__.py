@@ -39,7 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         options = Options(variant=Variant(args.variant), deck=args.deck)
-        game = Game.deal(options, args.players, rng=random.Random(args.seed) if args.seed is not None else None)
+        game = Game.deal(
+            options, args.players, rng=random.Random(args.seed) if args.seed is not None else None
+        )
     except (OptionsError, ValueError) as exc:
         print(f"Cannot start: {exc}", file=sys.stderr)
         return 2
@@ -49,7 +51,10 @@ def main(argv: list[str] | None = None) -> int:
         return "You" if seat == YOU else f"Bot {seat}"
 
     reason, card = game.opening
-    print(f"{name(game.lead)} leads first ({reason.replace('_', ' ')}" + (f" {card_str(card)})" if card >= 0 else ")"))
+    print(
+        f"{name(game.lead)} leads first ({reason.replace('_', ' ')}"
+        + (f" {card_str(card)})" if card >= 0 else ")")
+    )
     while not game.over:
         bots = [s for s in game.to_act() if s != YOU]
         if bots:

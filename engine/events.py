@@ -35,7 +35,7 @@ class Event:
 
 
 class Reason(StrEnum):
-    """Why a move is refused. The value is a stable code; ``message`` is for people (the bot translates codes)."""
+    """Why a move is refused: the value is a stable code (the bot translates it); ``message`` is English."""
 
     GAME_OVER = "game_over"
     NO_SUCH_SEAT = "no_such_seat"

@@ -20,6 +20,13 @@ HAND_SIZE = 6
 
 _LEAD, _THROW_IN, _COVER, _TAKE, _PASS, _TRANSFER, _SHOW = range(7)
 
+# _LEADS[rank][nibble]: every lead move from the cards of one rank held (a nibble of suits): each
+# non-empty subset, as a move (a LEAD move is its card mask << 3, so bit_count() is its card count).
+_LEADS = tuple(
+    tuple(tuple(sub << (4 * r) << 3 for sub in range(1, 16) if sub & nibble == sub) for nibble in range(16))
+    for r in range(13)
+)
+
 
 class Opening:
     """Why the first lead attacker of a game leads (RULES.md §3)."""
@@ -43,7 +50,9 @@ class Applied:
 class Result:
     places: tuple[int, ...]  # per seat; 1 is best, shared places are ties; the losers share the last place
     durak: int | None  # the one durak, if there is exactly one
-    losers: tuple[int, ...]  # seats that lost: the durak, or in team play every card holder of the losing team
+    losers: tuple[
+        int, ...
+    ]  # seats that lost: the durak, or in team play every card holder of the losing team
     draw: bool
     drawn: tuple[int, ...]  # seats in the draw
     pogony: bool
@@ -169,7 +178,7 @@ class Game:
         hands = [order[HAND_SIZE * s : HAND_SIZE * (s + 1)] for s in range(players)]
         if dealt == len(order):
             return cls.setup(options, hands, trump_card=order[-1], loser=loser)
-        talon = order[dealt + 1 :] + [order[dealt]]
+        talon = [*order[dealt + 1 :], order[dealt]]
         return cls.setup(options, hands, talon, loser=loser)
 
     @classmethod
@@ -259,13 +268,36 @@ class Game:
 
     def copy(self) -> Game:
         g = Game.__new__(Game)
-        g.rules, g.n, g.trump, g.trump_card, g.trump_seat = self.rules, self.n, self.trump, self.trump_card, self.trump_seat
+        g.rules, g.n, g.trump, g.trump_card, g.trump_seat = (
+            self.rules,
+            self.n,
+            self.trump,
+            self.trump_card,
+            self.trump_seat,
+        )
         g.hands, g.talon, g.discard = self.hands[:], self.talon[:], self.discard
         g.attack, g.cover, g.open, g.ranks = self.attack[:], self.cover[:], self.open, self.ranks
-        g.lead, g.defender, g.taking, g.passed, g.shown = self.lead, self.defender, self.taking, self.passed, self.shown
-        g.thr, g.bout, g.out, g.finishers, g.emptied = self.thr[:], self.bout, self.out[:], self.finishers[:], self.emptied[:]
+        g.lead, g.defender, g.taking, g.passed, g.shown = (
+            self.lead,
+            self.defender,
+            self.taking,
+            self.passed,
+            self.shown,
+        )
+        g.thr, g.bout, g.out, g.finishers, g.emptied = (
+            self.thr[:],
+            self.bout,
+            self.out[:],
+            self.finishers[:],
+            self.emptied[:],
+        )
         g.known, g.misses, g.auto = self.known[:], self.misses[:], self.auto
-        g.last_defender, g.opening, g.version, g.result = self.last_defender, self.opening, self.version, self.result
+        g.last_defender, g.opening, g.version, g.result = (
+            self.last_defender,
+            self.opening,
+            self.version,
+            self.result,
+        )
         return g
 
     # ------------------------------------------------------------------ seats
@@ -295,10 +327,12 @@ class Game:
     def _next_target(self, seat: int) -> int:
         """The next active opponent clockwise: the defender against ``seat``, or whom it transfers to."""
         n, out = self.n, self.out
-        team = self.team(seat)
+        if not self.rules.teams:
+            s = self._next_active(seat)
+            return s if s != seat else -1
         for step in range(1, n):
             s = (seat + step) % n
-            if out[s] < 0 and self.team(s) != team:
+            if out[s] < 0 and (s ^ seat) & 1:
                 return s
         return -1
 
@@ -306,7 +340,10 @@ class Game:
         d = self.defender
         team = self.team(d)
         if not self.rules.neighbours:
-            return [s for s in range(self.n) if self.out[s] < 0 and self.team(s) != team]
+            out = self.out
+            if not self.rules.teams:
+                return [s for s in range(self.n) if out[s] < 0 and s != d]
+            return [s for s in range(self.n) if out[s] < 0 and (s ^ d) & 1]
         near = {self.lead} if self.out[self.lead] < 0 and self.team(self.lead) != team else set()
         for direction in (1, -1):
             for step in range(1, self.n):
@@ -321,7 +358,7 @@ class Game:
 
     def _room(self) -> int:
         """How many more attack cards this bout may take (both limits of RULES.md §4.5)."""
-        by_cap = self._cap() - len(self.attack)
+        by_cap = (self.rules.first_cap if self.bout == 0 else self.rules.cap) - len(self.attack)
         by_hand = self.hands[self.defender].bit_count() - self.open
         return by_cap if by_cap < by_hand else by_hand
 
@@ -337,29 +374,37 @@ class Game:
             return [] if self.taking or not self.open else self._defences(seat, hand)
         if self.passed >> seat & 1 or seat not in self.thr or self._room() <= 0:
             return []
-        moves = [_THROW_IN | c << 3 for c in cards_of(hand & self.ranks)]
+        m = hand & self.ranks
+        moves = []
+        while m:
+            low = m & -m
+            moves.append(_THROW_IN | (low.bit_length() - 1) << 3)
+            m ^= low
         if moves and (self.taking or not self.open):
             moves.append(_PASS)
         return moves
 
     def _leads(self, hand: int) -> list[Move]:
-        room = min(self._cap(), self.hands[self.defender].bit_count())
-        moves = []
+        room = min(
+            self.rules.first_cap if self.bout == 0 else self.rules.cap, self.hands[self.defender].bit_count()
+        )
+        moves: list[Move] = []
         while hand:
-            group = hand & RANK_MASK[lowest(hand) >> 2]
-            hand &= ~group
-            sub = group
-            while sub:
-                if sub.bit_count() <= room:
-                    moves.append(sub << 3)
-                sub = (sub - 1) & group
+            r = ((hand & -hand).bit_length() - 1) >> 2
+            shift = 4 * r
+            nibble = hand >> shift & 15
+            hand &= ~(15 << shift)
+            moves.extend(
+                _LEADS[r][nibble] if room >= 4 else [m for m in _LEADS[r][nibble] if m.bit_count() <= room]
+            )
         return moves
 
     def _defences(self, seat: int, hand: int) -> list[Move]:
         beaters = BEATERS[self.trump]
         moves = []
-        for a, c in zip(self.attack, self.cover, strict=True):
-            if c < 0:
+        cover = self.cover
+        for i, a in enumerate(self.attack):
+            if cover[i] < 0:
                 m = hand & beaters[a]
                 while m:
                     low = m & -m
@@ -400,13 +445,10 @@ class Game:
             return [self.defender]
         if self._room() <= 0:
             return []
-        return [t for t in self.thr if not self.passed >> t & 1 and self.hands[t] & self.ranks]
+        passed, hands, ranks = self.passed, self.hands, self.ranks
+        return [t for t in self.thr if not passed >> t & 1 and hands[t] & ranks]
 
     # ------------------------------------------------------------------ applying
-
-    def push(self, seat: int, move: Move) -> None:
-        """Apply a move known to be legal (from legal_moves). No checks, no events: the playout path."""
-        self._push(seat, move, None)
 
     def check(self, seat: int, move: Move) -> Reason | None:
         """None if ``seat`` may make ``move`` now, else the reason it may not."""
@@ -425,11 +467,13 @@ class Game:
             raise IllegalMove(reason)
         log: list[Event] = []
         self.misses[seat] = 0
-        self._push(seat, move, log)
+        self.push(seat, move, log)
         self.version += 1
         return Applied(self.version, tuple(log))
 
-    def _push(self, seat: int, move: Move, log: list[Event] | None) -> None:
+    def push(self, seat: int, move: Move, log: list[Event] | None = None) -> None:
+        """Apply a move known to be legal (one of legal_moves): no checks, and events only if ``log`` is
+        given. The playout path; everybody else calls ``apply``."""
         kind = move & 7
         if kind == _COVER:
             a, c = (move >> 3) & 63, move >> 9
@@ -440,7 +484,7 @@ class Game:
             if log is not None:
                 log.append(Event(EventKind.COVERED, seat, (a, c)))
             self._play(seat, 1 << c, log)
-        elif kind == _THROW_IN or kind == _TRANSFER:
+        elif kind in (_THROW_IN, _TRANSFER):
             c = move >> 3
             self.attack.append(c)
             self.cover.append(-1)
@@ -462,21 +506,23 @@ class Game:
                 log.append(Event(EventKind.PASSED, seat))
         elif kind == _LEAD:
             mask = move >> 3
-            for c in cards_of(mask):
-                self.attack.append(c)
-                self.cover.append(-1)
-            self.open = len(self.attack)
-            self.ranks = RANK_MASK[lowest(mask) >> 2]
+            led = [mask.bit_length() - 1] if mask & (mask - 1) == 0 else list(cards_of(mask))
+            self.attack = led
+            self.cover = [-1] * len(led)
+            self.open = len(led)
+            self.ranks = RANK_MASK[led[0] >> 2]
             if log is not None:
-                log.append(Event(EventKind.LED, seat, tuple(cards_of(mask))))
+                log.append(Event(EventKind.LED, seat, tuple(led)))
             self._play(seat, mask, log)
+            return  # the defender is to answer: nothing to settle
         else:  # _SHOW: the trump stays in hand, now known to all
             c = move >> 3
             self.known[seat] |= 1 << c
             self.shown |= 1 << seat
             self.passed = 0
             self._pass_attack(seat, EventKind.SHOWED_TRUMP, c, log)
-        self._settle(log)
+        if not self.open or self.taking:
+            self._settle(log)
 
     def _pass_attack(self, seat: int, kind: EventKind, card: int, log: list[Event] | None) -> None:
         self.defender = self._next_target(seat)
@@ -504,11 +550,12 @@ class Game:
         self.finishers.append(seat)
 
     def _settle(self, log: list[Event] | None) -> None:
-        """End the bout once nobody has to act any more (every thrower passed or cannot add)."""
-        if self.open and not self.taking:
-            return
-        if self._room() > 0:
-            ranks, passed, hands = self.ranks, self.passed, self.hands
+        """With every attack card covered or taken: end the bout once nobody has to act any more (every
+        thrower passed or cannot add)."""
+        hands = self.hands
+        cap = self.rules.first_cap if self.bout == 0 else self.rules.cap
+        if cap > len(self.attack) and hands[self.defender].bit_count() > self.open:
+            ranks, passed = self.ranks, self.passed
             for t in self.thr:
                 if not passed >> t & 1 and hands[t] & ranks:
                     return
@@ -516,7 +563,12 @@ class Game:
 
     def _end_bout(self, log: list[Event] | None) -> None:
         d, lead, taken = self.defender, self.lead, self.taking
-        table = mask_of(self.attack) | mask_of(c for c in self.cover if c >= 0)
+        table = 0
+        for c in self.attack:
+            table |= 1 << c
+        for c in self.cover:
+            if c >= 0:
+                table |= 1 << c
         if taken:
             self.hands[d] |= table
             self.known[d] |= table
@@ -530,17 +582,18 @@ class Game:
             self._draw(lead, d, log)
         self.last_defender = d
         self.bout += 1
-        alive = [s for s in range(self.n) if self.out[s] < 0]
-        if len(alive) <= 1 or len({self.team(s) for s in alive}) == 1:
+        out = self.out
+        alive = [s for s in range(self.n) if out[s] < 0]
+        if len(alive) <= 1 or (self.rules.teams and len({s & 1 for s in alive}) == 1):
             self._finish(log)
             return
         if taken:
             nxt = self._next_active(d)
-        elif self.out[d] < 0:
+        elif out[d] < 0:
             nxt = d
         else:
             nxt = next(
-                (s for s in self._clockwise(d) if self.out[s] < 0 and self.team(s) == self.team(d)),
+                (s for s in self._clockwise(d) if out[s] < 0 and self.team(s) == self.team(d)),
                 self._next_active(d),
             )
         self._start_bout(nxt, log)
@@ -646,7 +699,7 @@ class Game:
                 self.passed |= 1 << s  # settle once after all passes, not per pass
                 log.append(Event(EventKind.PASSED, s))
             elif move is not None:
-                self._push(s, move, log)
+                self.push(s, move, log)
         if waiting and self.attack and moves[waiting[0]] == _PASS:
             self._settle(log)
         self.version += 1

@@ -78,7 +78,9 @@ class Options(BaseModel):
                 f"A {self.deck}-card deck seats 2 to {capacity} players, not {self.seats}.",
             )
         if self.show_trump_transfer and self.variant is not Variant.TRANSFER:
-            raise OptionsError("show_trump_needs_transfer", "Showing a trump to transfer needs the transfer variant.")
+            raise OptionsError(
+                "show_trump_needs_transfer", "Showing a trump to transfer needs the transfer variant."
+            )
         if self.teams and self.max_players not in (4, 6) and not (self.seats is None and capacity >= 4):
             raise OptionsError("teams_need_4_or_6", "Team play needs 4 or 6 seats.")
         return self

@@ -125,7 +125,9 @@ def dumps(game: Game) -> str:
 
 def from_dict(data: dict[str, Any]) -> Game:
     if data.get("schema_version") != SCHEMA:
-        raise SnapshotError(f"unsupported snapshot schema {data.get('schema_version')!r} (this code reads {SCHEMA})")
+        raise SnapshotError(
+            f"unsupported snapshot schema {data.get('schema_version')!r} (this code reads {SCHEMA})"
+        )
     try:
         snap = Snapshot.model_validate(data)
         return _build(snap)
@@ -213,4 +215,6 @@ def _check_cards(g: Game) -> None:
             raise SnapshotError(f"card {_codes(total & m)} is in two places")
         total |= m
     if total != DECK_MASK[g.options.deck]:
-        raise SnapshotError(f"cards missing or foreign to the deck: {_codes(total ^ DECK_MASK[g.options.deck])}")
+        raise SnapshotError(
+            f"cards missing or foreign to the deck: {_codes(total ^ DECK_MASK[g.options.deck])}"
+        )

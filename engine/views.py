@@ -63,7 +63,9 @@ def _place(game: Game, seat: int) -> int | None:
 def view(game: Game, seat: int | None = None) -> View:
     """The view of ``seat``, or the public view with ``seat=None``."""
     n = game.n
-    holder = next((s for s in range(n) if game.trump_card >= 0 and game.known[s] >> game.trump_card & 1), None)
+    holder = next(
+        (s for s in range(n) if game.trump_card >= 0 and game.known[s] >> game.trump_card & 1), None
+    )
     return View(
         seat=seat,
         hand=tuple(sort_hand(cards_of(game.hands[seat]), game.trump)) if seat is not None else (),

@@ -34,7 +34,10 @@ class HeuristicPlayer:
             led = cards(move)
             # Cheapest rank first; of that rank, shed as many plain cards as allowed but keep trumps.
             plain = all(c & 3 != trump for c in led)
-            return (cost(led[0], trump) if plain else min(cost(c, trump) for c in led), -len(led) if plain else len(led))
+            return (
+                cost(led[0], trump) if plain else min(cost(c, trump) for c in led),
+                -len(led) if plain else len(led),
+            )
 
         return min(view.moves, key=key)
 

@@ -55,7 +55,9 @@ def test_defaults_follow_the_rules() -> None:
         ({"move_timer": 20}, "move_timer"),
     ],
 )
-def test_impossible_options_are_refused_with_a_clear_message(options: dict[str, object], message: str) -> None:
+def test_impossible_options_are_refused_with_a_clear_message(
+    options: dict[str, object], message: str
+) -> None:
     with pytest.raises(ValidationError, match=message):
         Options.model_validate(options)
 
@@ -74,7 +76,7 @@ def test_deal_gives_six_each_and_turns_the_next_card_as_the_last_of_the_talon() 
     assert g.trump_card == order[12] and g.trump == order[12] & 3
     assert len(g.talon) == 36 - 12
     # Draw order: the cards after the turned one, then the turned trump itself.
-    assert list(reversed(g.talon)) == order[13:] + [order[12]]
+    assert list(reversed(g.talon)) == [*order[13:], order[12]]
 
 
 def test_the_face_up_trump_is_the_last_card_drawn() -> None:
