@@ -1,0 +1,73 @@
+"""Engine speed: complete random-playout games per second, and microseconds per legal-moves + push step.
+
+    .venv/bin/python bench/engine_speed.py [--games 2000] [--repeats 3]
+
+Each figure is the best of ``--repeats`` runs (the machines are shared and noisy); one core, 36 cards.
+"Deal + playout" counts shuffling and dealing too; "playout" starts from dealt games, as AI search does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import Game, Options, Variant  # noqa: E402
+from engine.playout import random_playout  # noqa: E402
+
+
+def measure(options: Options, players: int, games: int, repeats: int) -> tuple[float, float]:
+    """Best games per second over ``repeats`` runs: with the deal, and from already dealt games."""
+    best_full = best_play = 0.0
+    for rep in range(repeats):
+        rng = random.Random(rep)
+        start = time.perf_counter()
+        for _ in range(games):
+            random_playout(Game.deal(options, players, rng=rng), rng)
+        best_full = max(best_full, games / (time.perf_counter() - start))
+        deals = [Game.deal(options, players, rng=rng) for _ in range(games)]
+        start = time.perf_counter()
+        for g in deals:
+            random_playout(g, rng)
+        best_play = max(best_play, games / (time.perf_counter() - start))
+    return best_full, best_play
+
+
+def step_cost(options: Options, players: int, games: int) -> tuple[float, float]:
+    """Microseconds per (legal_moves for the seat to act + push), and moves per game, counted exactly."""
+    rng = random.Random(99)
+    deals = [Game.deal(options, players, rng=rng) for _ in range(games)]
+    moves = 0
+    start = time.perf_counter()
+    for g in deals:
+        while g.result is None:
+            seats = g.to_act()
+            seat = seats[int(rng.random() * len(seats))]
+            legal = g.legal_moves(seat)
+            g.push(seat, legal[int(rng.random() * len(legal))])
+            moves += 1
+    elapsed = time.perf_counter() - start
+    return elapsed / moves * 1e6, moves / games
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    print(f"Python {sys.version.split()[0]}, {args.games} games per run, best of {args.repeats}")
+    print(f"{'variant':<10}{'players':>8}{'deal+playout/s':>16}{'playout/s':>11}{'moves/game':>12}{'µs/move':>9}")
+    for variant in (Variant.THROW_IN, Variant.TRANSFER):
+        for players in (2, 4, 6):
+            options = Options(variant=variant)
+            full, play = measure(options, players, args.games, args.repeats)
+            micro, per_game = step_cost(options, players, max(200, args.games // 4))
+            print(f"{variant.value:<10}{players:>8}{full:>16,.0f}{play:>11,.0f}{per_game:>12.1f}{micro:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()
