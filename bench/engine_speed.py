@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import Game, Options, Variant  # noqa: E402
-from engine.playout import random_playout  # noqa: E402
+from engine import Game, Options, Variant
+from engine.playout import random_playout
 
 
 def measure(options: Options, players: int, games: int, repeats: int) -> tuple[float, float]:
@@ -55,18 +55,24 @@ def step_cost(options: Options, players: int, games: int) -> tuple[float, float]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     print(f"Python {sys.version.split()[0]}, {args.games} games per run, best of {args.repeats}")
-    print(f"{'variant':<10}{'players':>8}{'deal+playout/s':>16}{'playout/s':>11}{'moves/game':>12}{'µs/move':>9}")
+    print(
+        f"{'variant':<10}{'players':>8}{'deal+playout/s':>16}{'playout/s':>11}{'moves/game':>12}{'µs/move':>9}"
+    )
     for variant in (Variant.THROW_IN, Variant.TRANSFER):
         for players in (2, 4, 6):
             options = Options(variant=variant)
             full, play = measure(options, players, args.games, args.repeats)
             micro, per_game = step_cost(options, players, max(200, args.games // 4))
-            print(f"{variant.value:<10}{players:>8}{full:>16,.0f}{play:>11,.0f}{per_game:>12.1f}{micro:>9.2f}")
+            print(
+                f"{variant.value:<10}{players:>8}{full:>16,.0f}{play:>11,.0f}{per_game:>12.1f}{micro:>9.2f}"
+            )
 
 
 if __name__ == "__main__":
