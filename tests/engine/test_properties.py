@@ -136,11 +136,11 @@ def test_random_games_keep_every_rule(table: tuple[Options, int], seed: int) -> 
     assert result.draw == (not result.losers)
     # Replaying the same moves from the same deal reaches the same state: the engine is deterministic.
     replay = loads(start)
-    for seat, move in log:
-        if move is None:
+    for actor, action in log:
+        if action is None:
             replay.timeout()
         else:
-            replay.apply(seat, move)
+            replay.apply(actor, action)
     assert replay == g
 
 
