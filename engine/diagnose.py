@@ -69,7 +69,7 @@ def _lead(game: Game, seat: int, mask: int) -> Reason:
         return Reason.NOT_IN_HAND
     if mask & ~RANK_MASK[(mask & -mask).bit_length() - 1 >> 2]:
         return Reason.LEAD_ONE_RANK
-    if mask.bit_count() > game._cap():
+    if mask.bit_count() > game.cap:
         return Reason.CAP_REACHED
     if mask.bit_count() > game.hands[game.defender].bit_count():
         return Reason.TOO_MANY_FOR_DEFENDER
@@ -92,7 +92,7 @@ def _add(game: Game, seat: int, card: int) -> Reason | None:
 
 
 def _limits(game: Game, extra: int) -> Reason | None:
-    if len(game.attack) + extra > game._cap():
+    if len(game.attack) + extra > game.cap:
         return Reason.CAP_REACHED
     if game.open + extra > game.hands[game.defender].bit_count():
         return Reason.TOO_MANY_FOR_DEFENDER
@@ -124,6 +124,6 @@ def _transfer(game: Game, seat: int, kind: Kind, card: int) -> Reason:
         if game.shown >> seat & 1:
             return Reason.SHOWN_ALREADY
         return Reason.TRANSFER_TOO_FEW if held < len(game.attack) else Reason.NOT_ALLOWED
-    if len(game.attack) + 1 > game._cap():
+    if len(game.attack) + 1 > game.cap:
         return Reason.CAP_REACHED
     return Reason.TRANSFER_TOO_FEW if held < len(game.attack) + 1 else Reason.NOT_ALLOWED

@@ -20,11 +20,21 @@ HAND_SIZE = 6
 
 _LEAD, _THROW_IN, _COVER, _TAKE, _PASS, _TRANSFER, _SHOW = range(7)
 
-# _LEADS[rank][nibble]: every lead move from the cards of one rank held (a nibble of suits): each
-# non-empty subset, as a move (a LEAD move is its card mask << 3, so bit_count() is its card count).
+# _LEADS[p][byte]: every lead from the cards of ranks 2p and 2p+1 that a hand holds (``byte`` is those
+# eight bits of the hand): each non-empty subset of one rank, as a move. A LEAD move is its card mask << 3,
+# so a move's bit_count() is its number of cards.
 _LEADS = tuple(
-    tuple(tuple(sub << (4 * r) << 3 for sub in range(1, 16) if sub & nibble == sub) for nibble in range(16))
-    for r in range(13)
+    tuple(
+        tuple(
+            sub << (4 * r) << 3
+            for r in (2 * p, 2 * p + 1)
+            if r < 13
+            for sub in range(1, 16)
+            if sub & (byte >> (4 * (r - 2 * p))) == sub
+        )
+        for byte in range(256)
+    )
+    for p in range(7)
 )
 
 
@@ -91,7 +101,9 @@ class Game:
     __slots__ = (
         "attack",
         "auto",
+        "beaters",
         "bout",
+        "cap",
         "cover",
         "defender",
         "discard",
@@ -139,6 +151,8 @@ class Game:
     shown: int  # seat bits: showed a trump to transfer in this bout
     thr: list[int]  # throwers of this bout, derived from lead, defender and who is out
     bout: int
+    cap: int  # attack cards this bout may hold at most (5 in the first bout, 6, or the hand "до завала")
+    beaters: tuple[int, ...]  # BEATERS for this game's trump
     out: list[int]  # per seat: the bout in which it went out, -1 while in play
     finishers: list[int]  # seats in the order they went out
     emptied: list[int]  # per seat: the cards of the move that emptied its hand (pogony)
@@ -224,6 +238,7 @@ class Game:
         else:
             raise ValueError("with an empty talon, give trump_card or trump_suit")
         g.trump = g.trump_card & 3 if g.trump_card >= 0 else int(trump_suit or 0)
+        g.beaters = BEATERS[g.trump]
         g.discard = DECK_MASK[options.deck] & ~talon_mask & ~mask_of(every)
         g.attack, g.cover, g.open, g.ranks = [], [], 0, 0
         g.taking, g.passed, g.shown = False, 0, 0
@@ -276,6 +291,7 @@ class Game:
             self.trump_seat,
         )
         g.hands, g.talon, g.discard = self.hands[:], self.talon[:], self.discard
+        g.cap, g.beaters = self.cap, self.beaters
         g.attack, g.cover, g.open, g.ranks = self.attack[:], self.cover[:], self.open, self.ranks
         g.lead, g.defender, g.taking, g.passed, g.shown = (
             self.lead,
@@ -353,12 +369,9 @@ class Game:
                     break
         return sorted(near)
 
-    def _cap(self) -> int:
-        return self.rules.first_cap if self.bout == 0 else self.rules.cap
-
     def _room(self) -> int:
         """How many more attack cards this bout may take (both limits of RULES.md §4.5)."""
-        by_cap = (self.rules.first_cap if self.bout == 0 else self.rules.cap) - len(self.attack)
+        by_cap = self.cap - len(self.attack)
         by_hand = self.hands[self.defender].bit_count() - self.open
         return by_cap if by_cap < by_hand else by_hand
 
@@ -385,22 +398,16 @@ class Game:
         return moves
 
     def _leads(self, hand: int) -> list[Move]:
-        room = min(
-            self.rules.first_cap if self.bout == 0 else self.rules.cap, self.hands[self.defender].bit_count()
-        )
+        room = min(self.cap, self.hands[self.defender].bit_count())
         moves: list[Move] = []
-        while hand:
-            r = ((hand & -hand).bit_length() - 1) >> 2
-            shift = 4 * r
-            nibble = hand >> shift & 15
-            hand &= ~(15 << shift)
-            moves.extend(
-                _LEADS[r][nibble] if room >= 4 else [m for m in _LEADS[r][nibble] if m.bit_count() <= room]
-            )
-        return moves
+        for p in range(7):
+            byte = hand >> (8 * p) & 255
+            if byte:
+                moves.extend(_LEADS[p][byte])
+        return moves if room >= 4 else [m for m in moves if m.bit_count() <= room]
 
     def _defences(self, seat: int, hand: int) -> list[Move]:
-        beaters = BEATERS[self.trump]
+        beaters = self.beaters
         moves = []
         cover = self.cover
         for i, a in enumerate(self.attack):
@@ -416,7 +423,7 @@ class Game:
             target = self._next_target(seat) if same else -1
             if target >= 0:
                 held, count = self.hands[target].bit_count(), len(self.attack)
-                if count < self._cap() and held > count:
+                if count < self.cap and held > count:
                     moves.extend(_TRANSFER | c << 3 for c in cards_of(same))
                 if self.rules.show_trump and not self.shown >> seat & 1 and held >= count:
                     moves.extend(_SHOW | c << 3 for c in cards_of(same & SUIT_MASK[self.trump]))
@@ -553,8 +560,7 @@ class Game:
         """With every attack card covered or taken: end the bout once nobody has to act any more (every
         thrower passed or cannot add)."""
         hands = self.hands
-        cap = self.rules.first_cap if self.bout == 0 else self.rules.cap
-        if cap > len(self.attack) and hands[self.defender].bit_count() > self.open:
+        if self.cap > len(self.attack) and hands[self.defender].bit_count() > self.open:
             ranks, passed = self.ranks, self.passed
             for t in self.thr:
                 if not passed >> t & 1 and hands[t] & ranks:
@@ -604,25 +610,28 @@ class Game:
 
     def _draw(self, lead: int, defender: int, log: list[Event] | None) -> None:
         """Lead attacker first, then clockwise, the defender last (RULES.md §6)."""
-        order = [lead] + [s for s in self._clockwise(lead) if s != defender] + [defender]
-        talon = self.talon
+        n, out, hands, talon = self.n, self.out, self.hands, self.talon
+        order = [s for s in ((lead + step) % n for step in range(n)) if s != defender]
+        order.append(defender)
         for s in order:
-            if self.out[s] >= 0:
+            if out[s] >= 0:
                 continue
-            need = HAND_SIZE - self.hands[s].bit_count()
-            got = 0
-            while need > 0 and talon:
-                c = talon.pop()
-                self.hands[s] |= 1 << c
-                if not talon and c == self.trump_card:
-                    self.known[s] |= 1 << c  # everybody watched the face-up trump go into this hand
-                need -= 1
-                got += 1
-            if got and log is not None:
-                log.append(Event(EventKind.DREW, s, count=got))
+            need = HAND_SIZE - hands[s].bit_count()
+            if need <= 0:
+                continue
+            drawn = talon[-need:]
+            del talon[-need:]
+            for c in drawn:
+                hands[s] |= 1 << c
+            if not talon and drawn[0] == self.trump_card:
+                self.known[s] |= 1 << drawn[0]  # everybody watched the face-up trump go into this hand
+            if log is not None:
+                log.append(Event(EventKind.DREW, s, count=len(drawn)))
+            if not talon:
+                break
         if not talon:
             for s in order:
-                if self.out[s] < 0 and not self.hands[s]:
+                if out[s] < 0 and not hands[s]:
                     self._go_out(s)
                     if log is not None:
                         log.append(Event(EventKind.WENT_OUT, s))
@@ -633,6 +642,7 @@ class Game:
         self.lead = lead
         self.defender = self._next_target(lead)
         self.thr = self._throwers()
+        self.cap = self.rules.first_cap if self.bout == 0 else self.rules.cap
         if log is not None:
             log.append(Event(EventKind.BOUT, lead, target=self.defender, count=self.bout))
 

@@ -58,7 +58,7 @@ def check_invariants(g: Game) -> None:
         assert g.legal_moves(s), f"seat {s} is on the clock without a legal move"
     if g.attack:
         assert g.open <= g.hands[g.defender].bit_count(), "more unbeaten cards than the defender holds"
-        assert len(g.attack) <= g._cap(), "attack cap exceeded"
+        assert len(g.attack) <= g.cap, "attack cap exceeded"
         assert g.open == sum(1 for c in g.cover if c < 0)
         for a, c in zip(g.attack, g.cover, strict=True):
             if c >= 0:
