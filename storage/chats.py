@@ -1,0 +1,90 @@
+"""Chats: language, default table options, and following a group that became a supergroup."""
+
+from __future__ import annotations
+
+import time
+
+from engine import Options
+from storage.db import Database, Row
+from storage.records import Chat
+
+
+def _chat(row: Row) -> Chat:
+    options = row["default_options"]
+    return Chat(
+        id=row["id"],
+        type=row["type"],
+        title=row["title"],
+        language=row["language"],
+        is_forum=bool(row["is_forum"]),
+        default_options=Options.model_validate_json(options) if options else None,
+    )
+
+
+class Chats:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def seen(self, chat_id: int, type: str, title: str | None, is_forum: bool = False) -> Chat:
+        await self.db.execute(
+            """INSERT INTO chats (id, type, title, is_forum, updated_at) VALUES (?, ?, ?, ?, ?)
+               ON CONFLICT (id) DO UPDATE SET type = excluded.type, title = excluded.title,
+                   is_forum = excluded.is_forum, updated_at = excluded.updated_at""",
+            (chat_id, type, title, int(is_forum), time.time()),
+        )
+        found = await self.get(chat_id)
+        assert found is not None
+        return found
+
+    async def get(self, chat_id: int) -> Chat | None:
+        row = await self.db.fetch_one("SELECT * FROM chats WHERE id = ?", (chat_id,))
+        return _chat(row) if row else None
+
+    async def set_language(self, chat_id: int, language: str | None) -> None:
+        await self.db.execute(
+            "UPDATE chats SET language = ?, updated_at = ? WHERE id = ?", (language, time.time(), chat_id)
+        )
+
+    async def set_default_options(self, chat_id: int, options: Options | None) -> None:
+        await self.db.execute(
+            "UPDATE chats SET default_options = ?, updated_at = ? WHERE id = ?",
+            (options.model_dump_json() if options else None, time.time(), chat_id),
+        )
+
+    async def migrate(self, old_id: int, new_id: int) -> None:
+        """A group became a supergroup with a new id: move its settings, tables, results and ratings."""
+        async with self.db.transaction():
+            old = await self.get(old_id)
+            if old is None:
+                return
+            if await self.get(new_id) is None:
+                # Foreign keys cascade the new id to tables and results.
+                await self.db.execute("UPDATE chats SET id = ? WHERE id = ?", (new_id, old_id))
+            else:
+                await self.db.execute(
+                    """UPDATE chats SET language = COALESCE(language, ?),
+                           default_options = COALESCE(default_options, ?) WHERE id = ?""",
+                    (
+                        old.language,
+                        old.default_options.model_dump_json() if old.default_options else None,
+                        new_id,
+                    ),
+                )
+                await self.db.execute("UPDATE tables SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+                await self.db.execute("UPDATE results SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+                await self.db.execute("DELETE FROM chats WHERE id = ?", (old_id,))
+            # Ratings have no foreign key (chat 0 is the global board). Where a player already has a rating
+            # under the new id, the one with more games stays.
+            await self.db.execute(
+                """DELETE FROM ratings AS r WHERE r.chat_id = ? AND EXISTS (
+                       SELECT 1 FROM ratings AS n WHERE n.chat_id = ? AND n.user_id = r.user_id
+                       AND n.game_type = r.game_type AND n.games >= r.games)""",
+                (old_id, new_id),
+            )
+            await self.db.execute(
+                """DELETE FROM ratings AS n WHERE n.chat_id = ? AND EXISTS (
+                       SELECT 1 FROM ratings AS r WHERE r.chat_id = ? AND r.user_id = n.user_id
+                       AND r.game_type = n.game_type)""",
+                (new_id, old_id),
+            )
+            await self.db.execute("UPDATE ratings SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))

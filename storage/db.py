@@ -1,0 +1,98 @@
+"""The database connection: pragmas, migrations at open, and transactions.
+
+One aiosqlite connection serves the bot. Every operation runs inside ``transaction()``, which holds an
+asyncio lock, so the interleaved tasks of many tables never mix their statements into one another's
+transaction; a nested ``transaction()`` in the same task joins the outer one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from storage.migrations import migrate
+
+_in_transaction: contextvars.ContextVar[Database | None] = contextvars.ContextVar(
+    "in_transaction", default=None
+)
+
+Row = aiosqlite.Row
+
+
+class Database:
+    def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
+        self._conn = conn
+        self.path = path
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: str | Path, *, synchronous: str = "FULL") -> Database:
+        """Open (creating if needed) and migrate. ``synchronous=FULL`` makes every commit survive a power
+        loss, not only a crash of the process; NORMAL is faster and still safe against crashes in WAL mode."""
+        if synchronous not in ("FULL", "NORMAL"):
+            raise ValueError("synchronous must be FULL or NORMAL")
+        conn = await aiosqlite.connect(str(path), isolation_level=None)
+        try:
+            conn.row_factory = aiosqlite.Row
+            await conn.execute("PRAGMA journal_mode = WAL")
+            await conn.execute(f"PRAGMA synchronous = {synchronous}")
+            await conn.execute("PRAGMA foreign_keys = ON")
+            await conn.execute("PRAGMA busy_timeout = 5000")
+            await migrate(conn)
+        except BaseException:
+            await conn.close()
+            raise
+        return cls(conn, str(path))
+
+    async def close(self) -> None:
+        await self._conn.close()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Database]:
+        """One atomic unit: everything inside commits together or not at all."""
+        if _in_transaction.get() is self:
+            yield self
+            return
+        async with self._lock:
+            token = _in_transaction.set(self)
+            await self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self
+            except BaseException:
+                await self._conn.execute("ROLLBACK")
+                raise
+            else:
+                await self._conn.execute("COMMIT")
+            finally:
+                _in_transaction.reset(token)
+
+    async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+        """Run one statement in a transaction; returns the rows changed (or the new rowid for an INSERT)."""
+        async with self.transaction():
+            cursor = await self._conn.execute(sql, tuple(params))
+            result = cursor.lastrowid if sql.lstrip().upper().startswith("INSERT") else cursor.rowcount
+            await cursor.close()
+            return int(result or 0)
+
+    async def executemany(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
+        async with self.transaction():
+            await self._conn.executemany(sql, [tuple(r) for r in rows])
+
+    async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
+        async with self.transaction(), self._conn.execute(sql, tuple(params)) as cursor:
+            return list(await cursor.fetchall())
+
+    async def fetch_one(self, sql: str, params: Iterable[Any] = ()) -> Row | None:
+        async with self.transaction(), self._conn.execute(sql, tuple(params)) as cursor:
+            row: Row | None = await cursor.fetchone()
+            return row
+
+    async def integrity_check(self) -> str:
+        row = await self.fetch_one("PRAGMA integrity_check")
+        return str(row[0]) if row else "no answer"

@@ -1,0 +1,126 @@
+"""Games: the engine snapshot and the append-only log of actions, written together or not at all."""
+
+from __future__ import annotations
+
+import time
+
+from engine import Game
+from engine.log import replay
+from engine.snapshot import SnapshotError, loads
+from storage.db import Database, Row
+from storage.records import GameRow, LoggedAction, TableStatus
+
+
+class StaleGame(Exception):
+    """The action does not follow the last logged one (a lost race or a replayed request)."""
+
+
+class BrokenSnapshot(Exception):
+    """A stored snapshot cannot be loaded. The row is kept as it is for inspection."""
+
+    def __init__(self, table_id: int, game_id: int, reason: str) -> None:
+        super().__init__(f"table {table_id}, game {game_id}: the stored game cannot be loaded: {reason}")
+        self.table_id = table_id
+        self.game_id = game_id
+        self.reason = reason
+
+
+def _game(row: Row) -> GameRow:
+    return GameRow(
+        id=row["id"],
+        table_id=row["table_id"],
+        deal=row["deal"],
+        snapshot=row["snapshot"],
+        version=row["version"],
+        seq=row["seq"],
+        rated=bool(row["rated"]),
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+    )
+
+
+class Games:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def start(
+        self, table_id: int, deal: str, version: int, *, rated: bool, deadline: float | None
+    ) -> GameRow:
+        """Store the dealt game and mark its table as playing, in one transaction."""
+        now = time.time()
+        async with self.db.transaction():
+            game_id = await self.db.execute(
+                """INSERT INTO games (table_id, deal, snapshot, version, rated, started_at)
+                   VALUES (?, ?, ?, ?, ?, ?)""",
+                (table_id, deal, deal, version, int(rated), now),
+            )
+            await self.db.execute(
+                "UPDATE tables SET status = ?, deadline = ?, updated_at = ? WHERE id = ?",
+                (TableStatus.PLAYING.value, deadline, now, table_id),
+            )
+        found = await self.get(game_id)
+        assert found is not None
+        return found
+
+    async def record(
+        self,
+        game_id: int,
+        seq: int,
+        seat: int,
+        action: str,
+        snapshot: str,
+        version: int,
+        *,
+        deadline: float | None,
+        at: float | None = None,
+    ) -> None:
+        """Append action ``seq`` and store the snapshot it led to (and the table's next deadline), atomically.
+        ``seq`` must be one more than the last logged action's, else StaleGame and nothing is written."""
+        async with self.db.transaction():
+            await self.db.execute(
+                "INSERT INTO events (game_id, seq, seat, action, at) VALUES (?, ?, ?, ?, ?)",
+                (game_id, seq, seat, action, at if at is not None else time.time()),
+            )
+            changed = await self.db.execute(
+                "UPDATE games SET snapshot = ?, version = ?, seq = ? WHERE id = ? AND seq = ?",
+                (snapshot, version, seq, game_id, seq - 1),
+            )
+            if changed != 1:
+                raise StaleGame(f"game {game_id}: action {seq} does not follow the last logged action")
+            await self.db.execute(
+                "UPDATE tables SET deadline = ?, updated_at = ? WHERE id = (SELECT table_id FROM games WHERE id = ?)",
+                (deadline, time.time(), game_id),
+            )
+
+    async def get(self, game_id: int) -> GameRow | None:
+        row = await self.db.fetch_one("SELECT * FROM games WHERE id = ?", (game_id,))
+        return _game(row) if row else None
+
+    async def current(self, table_id: int) -> GameRow | None:
+        """The table's latest game."""
+        row = await self.db.fetch_one(
+            "SELECT * FROM games WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,)
+        )
+        return _game(row) if row else None
+
+    async def log(self, game_id: int) -> list[LoggedAction]:
+        rows = await self.db.fetch_all(
+            "SELECT seq, seat, action, at FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+        )
+        return [LoggedAction(seq=r["seq"], seat=r["seat"], action=r["action"], at=r["at"]) for r in rows]
+
+    @staticmethod
+    def load(row: GameRow) -> Game:
+        """The engine game of a stored row; BrokenSnapshot (naming the table) if it cannot be read."""
+        try:
+            return loads(row.snapshot)
+        except SnapshotError as exc:
+            raise BrokenSnapshot(row.table_id, row.id, str(exc)) from exc
+
+    async def replay(self, row: GameRow) -> Game:
+        """The game rebuilt from its deal and its log (audits, /replay, and checking the snapshot)."""
+        try:
+            deal = loads(row.deal)
+        except SnapshotError as exc:
+            raise BrokenSnapshot(row.table_id, row.id, str(exc)) from exc
+        return replay(deal, [(a.seat, a.action) for a in await self.log(row.id)])

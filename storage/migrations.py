@@ -1,0 +1,166 @@
+"""The schema, as numbered migrations. Each runs in one transaction with the version bump, so a database is
+always at exactly one version; a database newer than this code is refused rather than misread."""
+
+from __future__ import annotations
+
+import aiosqlite
+
+# Append only: a released migration never changes. Index i holds the step from version i to i + 1.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE users (
+        id INTEGER PRIMARY KEY,                  -- Telegram user id
+        first_name TEXT NOT NULL,
+        last_name TEXT,
+        username TEXT,
+        telegram_language TEXT,                  -- Telegram's language_code
+        language TEXT,                           -- chosen by the user; NULL: follow Telegram's
+        started INTEGER NOT NULL DEFAULT 0,      -- pressed Start in private: the bot may message them
+        blocked INTEGER NOT NULL DEFAULT 0,      -- blocked the bot: messages fail until they start it again
+        updated_at REAL NOT NULL
+    );
+    CREATE TABLE chats (
+        id INTEGER PRIMARY KEY,                  -- Telegram chat id
+        type TEXT NOT NULL,
+        title TEXT,
+        language TEXT,
+        is_forum INTEGER NOT NULL DEFAULT 0,
+        default_options TEXT CHECK (default_options IS NULL OR json_valid(default_options)),
+        updated_at REAL NOT NULL
+    );
+    CREATE TABLE tables (
+        id INTEGER PRIMARY KEY,
+        chat_id INTEGER NOT NULL REFERENCES chats(id) ON UPDATE CASCADE,
+        thread_id INTEGER NOT NULL DEFAULT 0,    -- forum topic; 0 outside topics
+        creator_id INTEGER NOT NULL REFERENCES users(id),
+        status TEXT NOT NULL CHECK (status IN ('lobby', 'playing', 'finished', 'cancelled', 'broken')),
+        options TEXT NOT NULL CHECK (json_valid(options)),
+        message_id INTEGER,                      -- the lobby, then table, message in the group
+        deadline REAL,                           -- when the current move timer runs out (unix time)
+        broken_reason TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE UNIQUE INDEX tables_one_live_per_thread ON tables (chat_id, thread_id)
+        WHERE status IN ('lobby', 'playing');
+    CREATE INDEX tables_live ON tables (status) WHERE status IN ('lobby', 'playing');
+    CREATE TABLE seats (
+        table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+        seat INTEGER NOT NULL,
+        user_id INTEGER REFERENCES users(id),    -- NULL: a bot seated from the start
+        bot_level TEXT,
+        hand_message_id INTEGER,
+        PRIMARY KEY (table_id, seat),
+        CHECK ((user_id IS NULL) != (bot_level IS NULL))
+    );
+    CREATE UNIQUE INDEX seats_one_per_user ON seats (table_id, user_id) WHERE user_id IS NOT NULL;
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        table_id INTEGER NOT NULL REFERENCES tables(id),
+        deal TEXT NOT NULL CHECK (json_valid(deal)),          -- the snapshot at the deal: replays start here
+        snapshot TEXT NOT NULL CHECK (json_valid(snapshot)),  -- the snapshot after the last logged action
+        version INTEGER NOT NULL,
+        seq INTEGER NOT NULL DEFAULT 0,                       -- the last event's sequence number
+        rated INTEGER NOT NULL,
+        started_at REAL NOT NULL,
+        finished_at REAL
+    );
+    CREATE INDEX games_table ON games (table_id);
+    CREATE TABLE events (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        seq INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        action TEXT NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE results (
+        game_id INTEGER PRIMARY KEY REFERENCES games(id),
+        chat_id INTEGER NOT NULL REFERENCES chats(id) ON UPDATE CASCADE,
+        game_type TEXT NOT NULL,
+        draw INTEGER NOT NULL,
+        pogony INTEGER NOT NULL,
+        durak_seat INTEGER,
+        losing_team INTEGER,
+        rated INTEGER NOT NULL,
+        duration REAL NOT NULL,
+        finished_at REAL NOT NULL
+    );
+    CREATE TABLE result_players (
+        game_id INTEGER NOT NULL REFERENCES results(game_id),
+        seat INTEGER NOT NULL,
+        user_id INTEGER REFERENCES users(id),    -- NULL: a bot seat
+        place INTEGER NOT NULL,
+        won INTEGER NOT NULL,
+        durak INTEGER NOT NULL,
+        drawn INTEGER NOT NULL,
+        pogony INTEGER NOT NULL,
+        rating_before REAL,                      -- the chat leaderboard's ordinal, rated games only
+        rating_after REAL,
+        PRIMARY KEY (game_id, seat)
+    );
+    CREATE INDEX result_players_user ON result_players (user_id);
+    CREATE TABLE ratings (
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        chat_id INTEGER NOT NULL,                -- 0: the global leaderboard
+        game_type TEXT NOT NULL,
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        ordinal REAL NOT NULL,
+        games INTEGER NOT NULL,
+        PRIMARY KEY (user_id, chat_id, game_type)
+    );
+    CREATE INDEX ratings_board ON ratings (chat_id, game_type, ordinal DESC);
+    """,
+]
+
+LATEST = len(MIGRATIONS)
+
+
+class SchemaTooNew(RuntimeError):
+    """The database was written by a newer version of the bot."""
+
+
+async def schema_version(conn: aiosqlite.Connection) -> int:
+    async with conn.execute("PRAGMA user_version") as cursor:
+        row = await cursor.fetchone()
+    return int(row[0]) if row else 0
+
+
+async def migrate(conn: aiosqlite.Connection, migrations: list[str] | None = None) -> int:
+    """Bring the schema to the latest version; returns the version reached. ``conn`` must be in autocommit
+    mode (isolation_level=None) so each step controls its own transaction."""
+    steps = MIGRATIONS if migrations is None else migrations
+    current = await schema_version(conn)
+    if current > len(steps):
+        raise SchemaTooNew(
+            f"the database is at schema version {current}, newer than this code knows ({len(steps)}); "
+            "upgrade the bot or restore a matching backup"
+        )
+    for version in range(current, len(steps)):
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(steps[version]):
+                await conn.execute(statement)
+            await conn.execute(f"PRAGMA user_version = {version + 1}")
+        except BaseException:
+            await conn.execute("ROLLBACK")
+            raise
+        await conn.execute("COMMIT")
+    return len(steps)
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (complete_statement knows about quotes and triggers)."""
+    import sqlite3
+
+    statements, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            if current.strip():
+                statements.append(current.strip())
+            current = ""
+    if current.strip():
+        raise ValueError(f"incomplete SQL statement in migration: {current.strip()[:80]}")
+    return statements

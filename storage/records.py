@@ -1,0 +1,146 @@
+"""Typed records in and out of storage."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from engine import Options
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class User(_Record):
+    id: int
+    first_name: str
+    last_name: str | None = None
+    username: str | None = None
+    telegram_language: str | None = None
+    language: str | None = None
+    started: bool = False
+    blocked: bool = False
+
+    @property
+    def display_name(self) -> str:
+        return f"{self.first_name} {self.last_name}" if self.last_name else self.first_name
+
+
+class Chat(_Record):
+    id: int
+    type: str
+    title: str | None = None
+    language: str | None = None
+    is_forum: bool = False
+    default_options: Options | None = None
+
+
+class TableStatus(StrEnum):
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+    BROKEN = "broken"
+
+
+LIVE = (TableStatus.LOBBY, TableStatus.PLAYING)
+
+
+class Seat(_Record):
+    seat: int
+    user_id: int | None  # None: a bot seated from the start
+    bot_level: str | None = None
+    hand_message_id: int | None = None
+
+    @property
+    def is_bot(self) -> bool:
+        return self.user_id is None
+
+
+class Table(_Record):
+    id: int
+    chat_id: int
+    thread_id: int
+    creator_id: int
+    status: TableStatus
+    options: Options
+    message_id: int | None
+    deadline: float | None
+    broken_reason: str | None
+    created_at: float
+    seats: tuple[Seat, ...] = ()
+
+
+class GameRow(_Record):
+    id: int
+    table_id: int
+    deal: str  # engine snapshot JSON at the deal
+    snapshot: str  # engine snapshot JSON after the last logged action
+    version: int
+    seq: int
+    rated: bool
+    started_at: float
+    finished_at: float | None
+
+
+class LoggedAction(_Record):
+    seq: int
+    seat: int
+    action: str
+    at: float
+
+
+class LiveTable(_Record):
+    """Everything the bot needs to bring one live table back after a restart."""
+
+    table: Table
+    game: GameRow | None  # None for a lobby
+
+
+class PlayerResult(_Record):
+    seat: int
+    user_id: int | None
+    place: int
+    won: bool
+    durak: bool
+    drawn: bool
+    pogony: bool
+    rating_before: float | None = None
+    rating_after: float | None = None
+
+
+class GameResult(_Record):
+    game_id: int
+    chat_id: int
+    game_type: str
+    draw: bool
+    pogony: bool
+    durak_seat: int | None
+    losing_team: int | None
+    rated: bool
+    duration: float
+    finished_at: float
+    players: tuple[PlayerResult, ...]
+
+
+class PlayerStats(_Record):
+    user_id: int
+    game_type: str
+    games: int
+    wins: int
+    durak: int
+    draws: int
+    pogony: int
+    average_place: float
+    rating: float | None = None  # ordinal on the board asked for
+    rank: int | None = None
+
+
+class Leader(_Record):
+    rank: int
+    user_id: int
+    name: str
+    rating: float
+    games: int

@@ -1,0 +1,159 @@
+"""Tables: the lobby, the seats, the messages that show them, and their status."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+from engine import Options
+from storage.db import Database, Row
+from storage.records import LIVE, Seat, Table, TableStatus
+
+
+class TableExists(Exception):
+    """This chat (or forum topic) already has a live table."""
+
+
+class SeatTaken(Exception):
+    """The user already sits at this table, or the table is full."""
+
+
+def _table(row: Row, seats: list[Row]) -> Table:
+    return Table(
+        id=row["id"],
+        chat_id=row["chat_id"],
+        thread_id=row["thread_id"],
+        creator_id=row["creator_id"],
+        status=TableStatus(row["status"]),
+        options=Options.model_validate_json(row["options"]),
+        message_id=row["message_id"],
+        deadline=row["deadline"],
+        broken_reason=row["broken_reason"],
+        created_at=row["created_at"],
+        seats=tuple(
+            Seat(
+                seat=s["seat"],
+                user_id=s["user_id"],
+                bot_level=s["bot_level"],
+                hand_message_id=s["hand_message_id"],
+            )
+            for s in seats
+        ),
+    )
+
+
+class Tables:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def create(self, chat_id: int, thread_id: int, creator_id: int, options: Options) -> Table:
+        now = time.time()
+        try:
+            table_id = await self.db.execute(
+                """INSERT INTO tables (chat_id, thread_id, creator_id, status, options, created_at, updated_at)
+                   VALUES (?, ?, ?, 'lobby', ?, ?, ?)""",
+                (chat_id, thread_id, creator_id, options.model_dump_json(), now, now),
+            )
+        except sqlite3.IntegrityError as exc:
+            if "tables_one_live_per_thread" in str(exc) or "UNIQUE" in str(exc):
+                raise TableExists(f"chat {chat_id} thread {thread_id} already has a live table") from exc
+            raise
+        table = await self.get(table_id)
+        assert table is not None
+        return table
+
+    async def get(self, table_id: int) -> Table | None:
+        async with self.db.transaction():
+            row = await self.db.fetch_one("SELECT * FROM tables WHERE id = ?", (table_id,))
+            if row is None:
+                return None
+            seats = await self.db.fetch_all(
+                "SELECT * FROM seats WHERE table_id = ? ORDER BY seat", (table_id,)
+            )
+            return _table(row, seats)
+
+    async def live_in(self, chat_id: int, thread_id: int = 0) -> Table | None:
+        row = await self.db.fetch_one(
+            "SELECT id FROM tables WHERE chat_id = ? AND thread_id = ? AND status IN ('lobby', 'playing')",
+            (chat_id, thread_id),
+        )
+        return await self.get(row["id"]) if row else None
+
+    async def live(self) -> list[Table]:
+        async with self.db.transaction():
+            rows = await self.db.fetch_all(
+                "SELECT * FROM tables WHERE status IN (?, ?) ORDER BY id", [s.value for s in LIVE]
+            )
+            seats = await self.db.fetch_all(
+                """SELECT s.* FROM seats AS s JOIN tables AS t ON t.id = s.table_id
+                   WHERE t.status IN (?, ?) ORDER BY s.table_id, s.seat""",
+                [s.value for s in LIVE],
+            )
+        by_table: dict[int, list[Row]] = {}
+        for s in seats:
+            by_table.setdefault(s["table_id"], []).append(s)
+        return [_table(row, by_table.get(row["id"], [])) for row in rows]
+
+    async def add_seat(self, table_id: int, user_id: int | None = None, bot_level: str | None = None) -> Seat:
+        """Seat a user (or, with ``bot_level``, a bot) in the next seat: seats follow join order."""
+        async with self.db.transaction():
+            table = await self.get(table_id)
+            if table is None:
+                raise KeyError(f"no table {table_id}")
+            if len(table.seats) >= table.options.max_players:
+                raise SeatTaken(f"table {table_id} is full")
+            seat = len(table.seats)
+            try:
+                await self.db.execute(
+                    "INSERT INTO seats (table_id, seat, user_id, bot_level) VALUES (?, ?, ?, ?)",
+                    (table_id, seat, user_id, bot_level),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise SeatTaken(f"user {user_id} already sits at table {table_id}") from exc
+            await self._touch(table_id)
+        return Seat(seat=seat, user_id=user_id, bot_level=bot_level)
+
+    async def remove_seat(self, table_id: int, seat: int) -> None:
+        """Free a lobby seat; later seats move up so seat numbers stay 0..n-1 in join order."""
+        async with self.db.transaction():
+            await self.db.execute("DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat))
+            # Two steps, so no intermediate row collides with the primary key.
+            await self.db.execute(
+                "UPDATE seats SET seat = -seat - 1 WHERE table_id = ? AND seat > ?", (table_id, seat)
+            )
+            await self.db.execute(
+                "UPDATE seats SET seat = -seat - 2 WHERE table_id = ? AND seat < 0", (table_id,)
+            )
+            await self._touch(table_id)
+
+    async def set_status(self, table_id: int, status: TableStatus, reason: str | None = None) -> None:
+        await self.db.execute(
+            "UPDATE tables SET status = ?, broken_reason = ?, deadline = NULL, updated_at = ? WHERE id = ?",
+            (status.value, reason, time.time(), table_id),
+        )
+
+    async def set_options(self, table_id: int, options: Options) -> None:
+        await self.db.execute(
+            "UPDATE tables SET options = ?, updated_at = ? WHERE id = ?",
+            (options.model_dump_json(), time.time(), table_id),
+        )
+
+    async def set_message(self, table_id: int, message_id: int | None) -> None:
+        await self.db.execute(
+            "UPDATE tables SET message_id = ?, updated_at = ? WHERE id = ?",
+            (message_id, time.time(), table_id),
+        )
+
+    async def set_hand_message(self, table_id: int, seat: int, message_id: int | None) -> None:
+        await self.db.execute(
+            "UPDATE seats SET hand_message_id = ? WHERE table_id = ? AND seat = ?",
+            (message_id, table_id, seat),
+        )
+
+    async def set_deadline(self, table_id: int, deadline: float | None) -> None:
+        await self.db.execute(
+            "UPDATE tables SET deadline = ?, updated_at = ? WHERE id = ?", (deadline, time.time(), table_id)
+        )
+
+    async def _touch(self, table_id: int) -> None:
+        await self.db.execute("UPDATE tables SET updated_at = ? WHERE id = ?", (time.time(), table_id))

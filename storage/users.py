@@ -1,0 +1,61 @@
+"""Users: who they are, their language, and whether the bot may message them."""
+
+from __future__ import annotations
+
+import time
+
+from storage.db import Database, Row
+from storage.records import User
+
+
+def _user(row: Row) -> User:
+    return User(
+        id=row["id"],
+        first_name=row["first_name"],
+        last_name=row["last_name"],
+        username=row["username"],
+        telegram_language=row["telegram_language"],
+        language=row["language"],
+        started=bool(row["started"]),
+        blocked=bool(row["blocked"]),
+    )
+
+
+class Users:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def seen(self, user: User) -> User:
+        """Record what Telegram says of a user (name, username, language); keeps their own settings."""
+        await self.db.execute(
+            """INSERT INTO users (id, first_name, last_name, username, telegram_language, updated_at)
+               VALUES (?, ?, ?, ?, ?, ?)
+               ON CONFLICT (id) DO UPDATE SET first_name = excluded.first_name, last_name = excluded.last_name,
+                   username = excluded.username, telegram_language = excluded.telegram_language,
+                   updated_at = excluded.updated_at""",
+            (user.id, user.first_name, user.last_name, user.username, user.telegram_language, time.time()),
+        )
+        found = await self.get(user.id)
+        assert found is not None
+        return found
+
+    async def get(self, user_id: int) -> User | None:
+        row = await self.db.fetch_one("SELECT * FROM users WHERE id = ?", (user_id,))
+        return _user(row) if row else None
+
+    async def set_started(self, user_id: int, started: bool = True) -> None:
+        """Pressed Start in private (and so unblocked the bot), or stopped it."""
+        await self.db.execute(
+            "UPDATE users SET started = ?, blocked = CASE WHEN ? THEN 0 ELSE blocked END, updated_at = ? WHERE id = ?",
+            (int(started), int(started), time.time(), user_id),
+        )
+
+    async def set_blocked(self, user_id: int, blocked: bool = True) -> None:
+        await self.db.execute(
+            "UPDATE users SET blocked = ?, updated_at = ? WHERE id = ?", (int(blocked), time.time(), user_id)
+        )
+
+    async def set_language(self, user_id: int, language: str | None) -> None:
+        await self.db.execute(
+            "UPDATE users SET language = ?, updated_at = ? WHERE id = ?", (language, time.time(), user_id)
+        )
