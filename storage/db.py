@@ -75,9 +75,9 @@ class Database:
     async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
         """Run one statement in a transaction; returns the rows changed (or the new rowid for an INSERT)."""
         async with self.transaction():
+            # Not closing the cursor saves a round trip to aiosqlite's thread; sqlite3 finalises it anyway.
             cursor = await self._conn.execute(sql, tuple(params))
             result = cursor.lastrowid if sql.lstrip().upper().startswith("INSERT") else cursor.rowcount
-            await cursor.close()
             return int(result or 0)
 
     async def executemany(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:

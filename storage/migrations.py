@@ -110,7 +110,7 @@ MIGRATIONS: list[str] = [
         games INTEGER NOT NULL,
         PRIMARY KEY (user_id, chat_id, game_type)
     );
-    CREATE INDEX ratings_board ON ratings (chat_id, game_type, ordinal DESC);
+    CREATE INDEX ratings_board ON ratings (chat_id, game_type, ordinal DESC, games, user_id);
     """,
 ]
 

@@ -203,11 +203,14 @@ class Results:
         self, user_id: int, chat_id: int, game_type: str, min_games: int = 1
     ) -> tuple[int, float] | None:
         """(rank, rating) of a user on a board, or None if they have no rating there."""
+        # Two counts, each a range of the board index: above the user, and level with them but listed first.
         row = await self.db.fetch_one(
-            """SELECT r.ordinal, (SELECT COUNT(*) FROM ratings AS o WHERE o.chat_id = r.chat_id
-                   AND o.game_type = r.game_type AND o.games >= ? AND (o.ordinal > r.ordinal
-                   OR (o.ordinal = r.ordinal AND o.user_id < r.user_id))) + 1 AS rank
+            """SELECT r.ordinal,
+                   (SELECT COUNT(*) FROM ratings AS o WHERE o.chat_id = r.chat_id AND o.game_type = r.game_type
+                       AND o.ordinal > r.ordinal AND o.games >= ?)
+                 + (SELECT COUNT(*) FROM ratings AS o WHERE o.chat_id = r.chat_id AND o.game_type = r.game_type
+                       AND o.ordinal = r.ordinal AND o.user_id < r.user_id AND o.games >= ?) + 1 AS rank
                FROM ratings AS r WHERE r.user_id = ? AND r.chat_id = ? AND r.game_type = ?""",
-            (min_games, user_id, chat_id, game_type),
+            (min_games, min_games, user_id, chat_id, game_type),
         )
         return (int(row["rank"]), float(row["ordinal"])) if row else None
