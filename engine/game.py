@@ -253,6 +253,8 @@ class Game:
                     g._go_out(s)
         g.opening = g._opening(lead, loser)
         g._start_bout(g.opening_seat(lead, loser), None)
+        if g.opening[1] >= 0:
+            g.known[g.lead] |= 1 << g.opening[1]  # everybody is told which card makes them lead
         return g
 
     def _opening(self, lead: int | None, loser: int | None) -> tuple[str, int]:

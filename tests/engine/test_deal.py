@@ -100,7 +100,7 @@ def test_full_deal_trump_is_the_last_card_dealt_and_public_until_played(size: in
     assert last in hand(g, players - 1)
     public = view(g)
     assert public.trump_card == last and public.trump_card_seat == players - 1
-    assert public.seats[players - 1].known == (last,)
+    assert last in public.seats[players - 1].known
     assert public.hand == ()
 
 
@@ -168,3 +168,8 @@ def test_play_goes_clockwise_and_skips_players_who_are_out() -> None:
     g = position(["6s 7s", "", "8s 9s", "Ts Js"], trump="h", lead=0)
     assert g.out[1] >= 0
     assert g.defender == 2
+
+
+def test_the_card_that_makes_a_player_lead_is_public() -> None:
+    g = Game.setup(Options(), [cards("Ah 7s"), cards("Kh 6s"), cards("6d 9h")], cards("Kc Qh"))
+    assert view(g).seats[2].known == (card("9h"),)

@@ -1,0 +1,83 @@
+"""Callback data of inline buttons: compact, at most 64 bytes, and tied to a table's state version so a
+press on an out-of-date keyboard is recognised instead of applied.
+
+``m:<table>:<version>:<move>`` a move · ``k:<table>:<version>:<card>`` a card picked to cover with, when it
+could cover several attack cards (the second step asks which) · ``h:<table>`` show the hand again (leaves
+that second step) · ``b:<table>`` "I'm back".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.cards import card_code, parse_card
+from engine.moves import Move, move_str, parse_move
+
+MAX_BYTES = 64
+
+
+@dataclass(frozen=True, slots=True)
+class MovePress:
+    table_id: int
+    version: int
+    move: Move
+
+
+@dataclass(frozen=True, slots=True)
+class PickPress:
+    table_id: int
+    version: int
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandPress:
+    table_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class BackPress:
+    table_id: int
+
+
+Press = MovePress | PickPress | HandPress | BackPress
+
+
+def encode(press: Press) -> str:
+    if isinstance(press, MovePress):
+        data = f"m:{press.table_id}:{press.version}:{move_str(press.move)}"
+    elif isinstance(press, PickPress):
+        data = f"k:{press.table_id}:{press.version}:{card_code(press.card)}"
+    elif isinstance(press, HandPress):
+        data = f"h:{press.table_id}"
+    else:
+        data = f"b:{press.table_id}"
+    if len(data.encode()) > MAX_BYTES:
+        raise ValueError(f"callback data over {MAX_BYTES} bytes: {data!r}")
+    return data
+
+
+def decode(data: str | None) -> Press | None:
+    """The press, or None for data that is not ours or is malformed (never an exception)."""
+    if not data or len(data.encode()) > MAX_BYTES:
+        return None
+    parts = data.split(":")
+    try:
+        if parts[0] == "b" and len(parts) == 2:
+            return BackPress(_number(parts[1]))
+        if parts[0] == "h" and len(parts) == 2:
+            return HandPress(_number(parts[1]))
+        if parts[0] in ("m", "k") and len(parts) == 4:
+            table_id, version = _number(parts[1]), _number(parts[2])
+            if parts[0] == "m":
+                return MovePress(table_id, version, parse_move(parts[3]))
+            return PickPress(table_id, version, parse_card(parts[3]))
+    except ValueError:
+        return None
+    return None
+
+
+def _number(text: str) -> int:
+    if not text.isdigit():
+        raise ValueError(text)
+    return int(text)

@@ -1,0 +1,84 @@
+"""Russian, Ukrainian and English texts. Catalogs are TOML files in ``locales/`` (one per language, the same
+keys in each); plural categories come from CLDR through Babel, so "1 карта, 2 карты, 5 карт" is right."""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from babel import Locale
+
+LANGUAGES = ("ru", "uk", "en")
+DEFAULT_LANGUAGE = "en"
+PLURAL_CATEGORIES = frozenset({"zero", "one", "two", "few", "many", "other"})
+
+
+def language_for(code: str | None, default: str = DEFAULT_LANGUAGE) -> str:
+    """The supported language for a Telegram ``language_code`` such as ``ru``, ``uk`` or ``en-GB``."""
+    if code:
+        base = code.split("-")[0].split("_")[0].lower()
+        if base in LANGUAGES:
+            return base
+    return default
+
+
+Entry = str | dict[str, str]
+
+
+def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Entry]:
+    out: dict[str, Entry] = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, str):
+            out[name] = value
+        elif isinstance(value, dict) and value and set(value) <= PLURAL_CATEGORIES:
+            out[name] = {k: str(v) for k, v in value.items()}
+        elif isinstance(value, dict):
+            out.update(_flatten(value, name + "."))
+        else:
+            raise ValueError(f"catalog entry {name} is neither text, plural forms nor a section")
+    return out
+
+
+@cache
+def catalog(language: str) -> dict[str, Entry]:
+    text = resources.files("bot").joinpath("locales", f"{language}.toml").read_text(encoding="utf-8")
+    return _flatten(tomllib.loads(text))
+
+
+class Text:
+    """The texts of one language: ``t("key", name=...)`` and ``t.plural("key", n)``."""
+
+    def __init__(self, language: str) -> None:
+        if language not in LANGUAGES:
+            raise ValueError(f"unsupported language {language!r}")
+        self.language = language
+        self._catalog = catalog(language)
+        self._fallback = catalog(DEFAULT_LANGUAGE)
+        self._locale = Locale.parse(language)
+
+    def _entry(self, key: str) -> Entry:
+        entry = self._catalog.get(key, self._fallback.get(key))
+        if entry is None:
+            raise KeyError(f"no text {key!r}")
+        return entry
+
+    def __call__(self, key: str, **params: object) -> str:
+        entry = self._entry(key)
+        if isinstance(entry, dict):
+            raise TypeError(f"text {key!r} has plural forms: use plural()")
+        return entry.format(**params)
+
+    def plural(self, key: str, n: int, **params: object) -> str:
+        entry = self._entry(key)
+        if not isinstance(entry, dict):
+            raise TypeError(f"text {key!r} has no plural forms")
+        form = entry.get(self._locale.plural_form(abs(n)), entry["other"])
+        return form.format(n=n, **params)
+
+
+@cache
+def texts(language: str) -> Text:
+    return Text(language)

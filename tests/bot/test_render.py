@@ -1,0 +1,135 @@
+"""Rendering as pure functions, in all three languages: what the group and each player see."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.callbacks import BackPress, HandPress, MovePress, PickPress, decode
+from bot.i18n import LANGUAGES, texts
+from bot.render import MAX_TEXT, event_line, hand_keyboard, hand_text, result_text, table_text
+from engine import Game, Options, Variant
+from engine.cards import card_str, cards_of
+from engine.moves import Kind, kind
+from engine.views import view
+from tests.engine.helpers import card, do, position
+
+NAMES = ["Ann", "Bob <b>&</b>", "Cid"]
+
+
+def presses(markup: object) -> list[object]:
+    from telegram import InlineKeyboardMarkup
+
+    assert isinstance(markup, InlineKeyboardMarkup)
+    return [decode(str(b.callback_data)) for row in markup.inline_keyboard for b in row]
+
+
+def test_the_table_message_shows_trump_counts_table_and_who_is_to_move() -> None:
+    g = position(["7s 9d Kh", "8s 8c 6h", "Ts Js Qh"], talon="Kc Ah")
+    do(g, 0, "l7s")
+    text = table_text(view(g), NAMES, texts("en"), seconds_left=25)
+    assert "Trump: A♥" in text and "Talon: 2" in text
+    assert "7♠" in text and "Bob &lt;b&gt;&amp;&lt;/b&gt; — 3 cards, defends" in text
+    assert "Move: Bob" in text and "25 s left" in text
+    assert "<b>&</b>" not in text  # names are escaped
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_group_never_sees_a_hidden_card(language: str) -> None:
+    rng = random.Random(language)
+    t = texts(language)
+    for variant in (Variant.THROW_IN, Variant.TRANSFER):
+        g = Game.deal(Options(variant=variant), 3, rng=rng)
+        while not g.over:
+            public = view(g)
+            text = table_text(public, NAMES, t, recent=["…"])
+            hidden = set()
+            for s in range(g.n):
+                hidden |= set(cards_of(g.hands[s] & ~g.known[s]))
+            hidden -= {g.trump_card}
+            # "10♥" contains "0♥", never another card: no card text is a substring of another's.
+            assert not [c for c in hidden if card_str(c) in text], text
+            assert len(text) <= MAX_TEXT
+            seat = rng.choice(g.actors())
+            g.apply(seat, rng.choice(g.legal_moves(seat)))
+
+
+def test_the_hand_keyboard_offers_exactly_the_legal_moves() -> None:
+    g = position(["7s 7c 9d", "8s 9c 6h Ts", "Js Qs"], talon="Kc Ah")
+    t = texts("ru")
+    lead = presses(hand_keyboard(view(g, 0), 5, t))
+    legal = set(g.legal_moves(0))
+    assert {p.move for p in lead if isinstance(p, MovePress)} <= legal
+    # Singles for every card, plus leading both sevens at once.
+    assert len(lead) == 4
+    do(g, 0, "l7s")
+    defence = presses(hand_keyboard(view(g, 1), 5, t))
+    offered = {p.move for p in defence if isinstance(p, MovePress)}
+    assert offered == set(g.legal_moves(1))
+    assert all(isinstance(p, MovePress) and p.table_id == 5 and p.version == g.version for p in defence)
+    assert hand_keyboard(view(g, 2), 5, t).inline_keyboard == ()  # nothing to do for seat 2
+
+
+def test_a_card_that_could_cover_several_asks_which_in_a_second_step() -> None:
+    g = position(["7s 7c 9d", "8s 9c 6h Ts", "Js Qs"], talon="Kc Ah")
+    do(g, 0, "l7s7c")
+    t = texts("uk")
+    first = presses(hand_keyboard(view(g, 1), 5, t))
+    picks = [p for p in first if isinstance(p, PickPress)]
+    assert [p.card for p in picks] == [card("6h")]  # the trump 6♥ beats both sevens
+    second = presses(hand_keyboard(view(g, 1), 5, t, selected=card("6h")))
+    covers = [p.move for p in second if isinstance(p, MovePress)]
+    assert len(covers) == 2 and all(kind(m) == Kind.COVER for m in covers)
+    assert isinstance(second[-1], HandPress)
+    assert "6♥" in hand_text(view(g, 1), NAMES, t, "Chat", selected=card("6h"))
+
+
+def test_a_seat_played_by_a_bot_gets_only_im_back() -> None:
+    g = position(["7s 7c 9d", "8s 9c 6h Ts"], talon="Kc Ah")
+    g.take_over(1)
+    t = texts("en")
+    assert presses(hand_keyboard(view(g, 1), 3, t)) == [BackPress(3)]
+    assert "I'm back" in hand_text(view(g, 1), NAMES, t, "Chat")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_hand_messages_render_in_every_state(language: str) -> None:
+    rng = random.Random(7)
+    t = texts(language)
+    g = Game.deal(Options(variant=Variant.TRANSFER, show_trump_transfer=True), 3, rng=rng)
+    while not g.over:
+        for s in range(3):
+            v = view(g, s)
+            text = hand_text(v, NAMES, t, "Group <1>")
+            assert "Group &lt;1&gt;" in text and len(text) <= MAX_TEXT
+            for press in presses(hand_keyboard(v, 1, t)):
+                assert press is not None
+        seat = rng.choice(g.actors())
+        applied = g.apply(seat, rng.choice(g.legal_moves(seat)))
+        for event in applied.events:
+            line = event_line(event, NAMES, t)
+            assert line is None or "{" not in line
+
+
+@pytest.mark.parametrize(
+    ("language", "durak", "draw", "pogony"),
+    [
+        ("ru", "Bob &lt;b&gt;&amp;&lt;/b&gt; — дурак.", "Ничья", "погонами"),
+        ("uk", "дурень", "Нічия", "погонами"),
+        ("en", "is the durak", "A draw", "pogony"),
+    ],
+)
+def test_result_messages(language: str, durak: str, draw: str, pogony: str) -> None:
+    t = texts(language)
+    g = position(["6s 6c", "Ks Qc Kc"], trump="h")
+    do(g, 0, "l6s6c")
+    do(g, 1, "c6sKs", "c6cQc")
+    assert g.result is not None
+    text = result_text(g.result, NAMES, t, rated=True, ratings={0: (0.0, 1.5), 1: (0.0, -1.5)}, minutes=4)
+    assert durak in text and pogony in text and "0.0 → 1.5" in text
+    g = position(["7s", "8s"], trump="h")
+    do(g, 0, "l7s")
+    do(g, 1, "c7s8s")
+    assert g.result is not None
+    assert draw in result_text(g.result, NAMES, t, rated=False)
