@@ -1,6 +1,7 @@
 """Callback data of inline buttons: compact, at most 64 bytes, and tied to a table's state version so a
 press on an out-of-date keyboard is recognised instead of applied.
 
+``L:<table>:<action>[:<option>]`` a lobby button (join, leave, add bot, options, start, cycle an option) ·
 ``m:<table>:<version>:<move>`` a move · ``k:<table>:<version>:<card>`` a card picked to cover with, when it
 could cover several attack cards (the second step asks which) · ``h:<table>`` show the hand again (leaves
 that second step) · ``b:<table>`` "I'm back".
@@ -40,7 +41,17 @@ class BackPress:
     table_id: int
 
 
-Press = MovePress | PickPress | HandPress | BackPress
+LOBBY_ACTIONS = ("join", "leave", "bot", "options", "done", "start", "set")
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyPress:
+    table_id: int
+    action: str  # one of LOBBY_ACTIONS
+    option: str = ""  # with "set": the option to change
+
+
+Press = MovePress | PickPress | HandPress | BackPress | LobbyPress
 
 
 def encode(press: Press) -> str:
@@ -48,6 +59,8 @@ def encode(press: Press) -> str:
         data = f"m:{press.table_id}:{press.version}:{move_str(press.move)}"
     elif isinstance(press, PickPress):
         data = f"k:{press.table_id}:{press.version}:{card_code(press.card)}"
+    elif isinstance(press, LobbyPress):
+        data = f"L:{press.table_id}:{press.action}" + (f":{press.option}" if press.option else "")
     elif isinstance(press, HandPress):
         data = f"h:{press.table_id}"
     else:
@@ -65,6 +78,11 @@ def decode(data: str | None) -> Press | None:
     try:
         if parts[0] == "b" and len(parts) == 2:
             return BackPress(_number(parts[1]))
+        if parts[0] == "L" and len(parts) in (3, 4) and parts[2] in LOBBY_ACTIONS:
+            option = parts[3] if len(parts) == 4 else ""
+            if (parts[2] == "set") != bool(option) or (not option.replace("_", "").isalnum() and option):
+                return None
+            return LobbyPress(_number(parts[1]), parts[2], option)
         if parts[0] == "h" and len(parts) == 2:
             return HandPress(_number(parts[1]))
         if parts[0] in ("m", "k") and len(parts) == 4:

@@ -106,3 +106,9 @@ def test_unknown_texts_and_languages_are_errors() -> None:
         texts("en")("no.such.key")
     with pytest.raises(ValueError):
         texts("de")
+
+
+def test_every_refusal_reason_has_a_text() -> None:
+    from engine.events import Reason
+
+    assert {f"reason.{r.value}" for r in Reason} <= set(catalog("en"))

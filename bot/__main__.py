@@ -1,0 +1,3 @@
+from bot.app import main
+
+raise SystemExit(main())

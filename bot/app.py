@@ -1,0 +1,136 @@
+"""Wiring: build the Application, open storage, connect the service, the sender and the timers, and
+register the handlers. ``python -m bot`` runs it."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    CommandHandler,
+    filters,
+)
+from telegram.request import BaseRequest
+
+from bot import handlers
+from bot.handlers import Deps
+from bot.i18n import LANGUAGES, texts
+from bot.presenter import Presenter
+from bot.sender import Sender
+from bot.service import TableService
+from bot.settings import Settings, SettingsError, load_settings
+from bot.timers import JobScheduler
+from storage import Storage
+
+log = logging.getLogger("bot")
+
+GROUP_COMMANDS = ("newgame", "join", "leave", "startgame", "cancel", "rules", "help")
+PRIVATE_COMMANDS = ("start", "rules", "help")
+
+
+def build_application(
+    settings: Settings, *, request: BaseRequest | None = None, updates_request: BaseRequest | None = None
+) -> Application[Any, Any, Any, Any, Any, Any]:
+    builder = (
+        ApplicationBuilder()
+        .token(settings.bot_token)
+        .base_url(settings.bot_api_url)
+        .concurrent_updates(True)  # tables are serialised by their own locks, not by PTB
+        .rate_limiter(AIORateLimiter(max_retries=0))  # a safety net; the sender paces itself
+        .post_init(_started)
+        .post_shutdown(_stopped)
+    )
+    if request is not None:
+        builder = builder.request(request).get_updates_request(updates_request or request)
+    application = builder.build()
+    application.bot_data["settings"] = settings
+
+    private, groups = filters.ChatType.PRIVATE, filters.ChatType.GROUPS
+    # Private chat: /start, with a deep-link payload to join a table.
+    application.add_handler(CommandHandler("start", handlers.start, filters=private))
+    # Group commands: a lobby per chat or forum topic, and acting on it.
+    application.add_handler(CommandHandler("newgame", handlers.new_game, filters=groups))
+    application.add_handler(
+        CommandHandler(["join", "leave", "startgame", "cancel"], handlers.table_command, filters=groups)
+    )
+    # Everywhere: help and rules.
+    application.add_handler(CommandHandler("help", handlers.help_command))
+    application.add_handler(CommandHandler("rules", handlers.rules_command))
+    # Buttons: the lobby, moves, the two-step cover, "I'm back".
+    application.add_handler(CallbackQueryHandler(handlers.button))
+    return application
+
+
+async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    settings: Settings = application.bot_data["settings"]
+    storage = await Storage.open(settings.database_path)
+    assert application.job_queue is not None
+    scheduler = JobScheduler(application.job_queue)
+    presenter = Presenter(storage, application.bot.username, settings.default_language)
+    service = TableService(storage, scheduler, presenter, bot_delay=settings.bot_move_delay)
+    sender = Sender(
+        application.bot,
+        presenter.draft,
+        on_sent=presenter.sent,
+        on_blocked=presenter.blocked,
+        on_migrated=presenter.migrated,
+        group_interval=settings.group_redraw_interval,
+        private_interval=settings.private_redraw_interval,
+    )
+    scheduler.service = service
+    presenter.service, presenter.sender = service, sender
+    application.bot_data["deps"] = Deps(storage, service, presenter)
+    application.bot_data["sender"] = sender
+    await _commands(application)
+    broken = await service.restore()
+    for table, reason in broken:
+        log.error("table %s could not be restored: %s", table.id, reason)
+    log.info("restored %d live tables", len(service.live))
+
+
+async def _commands(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """The command menu in every language, separately for groups and private chats."""
+    for language in (None, *LANGUAGES):
+        t = texts(language or "en")
+        for scope, names in (
+            (BotCommandScopeAllGroupChats(), GROUP_COMMANDS),
+            (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS),
+        ):
+            commands = [BotCommand(name, t(f"command.{name}")) for name in names]
+            await application.bot.set_my_commands(commands, scope=scope, language_code=language)
+
+
+async def _stopped(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    sender: Sender | None = application.bot_data.get("sender")
+    if sender is not None:
+        await sender.close()
+    found: Deps | None = application.bot_data.get("deps")
+    if found is not None:
+        await found.storage.close()
+
+
+def main() -> int:
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        print(f"Cannot start: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    application = build_application(settings)
+    if settings.webhook_url:
+        application.run_webhook(
+            listen=settings.webhook_listen,
+            port=settings.webhook_port,
+            webhook_url=settings.webhook_url,
+            secret_token=settings.webhook_secret,
+        )
+    else:
+        application.run_polling(allowed_updates=["message", "callback_query", "my_chat_member"])
+    return 0

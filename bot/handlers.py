@@ -1,0 +1,262 @@
+"""Update handlers: short, they read the update, call the table service and answer.
+
+Every callback query is answered exactly once, before anything that may wait on Telegram's rate limits;
+redraws happen in the sender's per-chat tasks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from telegram import Chat, Message, Update
+from telegram.constants import ChatMemberStatus, ChatType
+from telegram.ext import ContextTypes
+
+from bot.callbacks import BackPress, HandPress, LobbyPress, MovePress, PickPress, decode
+from bot.i18n import Text
+from bot.lobby import CHOICES, cycle
+from bot.presenter import Presenter
+from bot.service import Outcome, Refusal, TableService
+from engine import Options
+from storage import Storage
+from storage.records import User
+
+Context = ContextTypes.DEFAULT_TYPE
+
+
+@dataclass
+class Deps:
+    storage: Storage
+    service: TableService
+    presenter: Presenter
+
+
+def deps(context: Context) -> Deps:
+    found: Deps = context.application.bot_data["deps"]
+    return found
+
+
+async def _user(d: Deps, update: Update) -> User | None:
+    tg = update.effective_user
+    if tg is None or tg.is_bot:
+        return None
+    return await d.storage.users.seen(
+        User(
+            id=tg.id,
+            first_name=tg.first_name,
+            last_name=tg.last_name,
+            username=tg.username,
+            telegram_language=tg.language_code,
+        )
+    )
+
+
+async def _group(d: Deps, chat: Chat | None) -> bool:
+    if chat is None or chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP):
+        return False
+    await d.storage.chats.seen(chat.id, chat.type, chat.title, bool(chat.is_forum))
+    return True
+
+
+def _thread(message: Message | None) -> int:
+    if message is not None and message.is_topic_message and message.message_thread_id:
+        return message.message_thread_id
+    return 0
+
+
+async def _is_admin(context: Context, chat_id: int, user_id: int) -> bool:
+    member = await context.bot.get_chat_member(chat_id, user_id)
+    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+def _alert(t: Text, outcome: Outcome) -> str:
+    if outcome.refusal is Refusal.ILLEGAL:
+        return t(f"reason.{outcome.reason}")
+    assert outcome.refusal is not None
+    return t(outcome.refusal.value, link="")
+
+
+# ---------------------------------------------------------------------- private chat
+
+
+async def start(update: Update, context: Context) -> None:
+    d = deps(context)
+    user = await _user(d, update)
+    if user is None or update.effective_message is None:
+        return
+    await d.storage.users.set_started(user.id)
+    t = await d.presenter.user_text(user.id)
+    payload = context.args[0] if context.args else ""
+    if payload.startswith("join_") and payload[5:].isdigit():
+        outcome = await d.service.join(int(payload[5:]), user)
+        await update.effective_message.reply_text(t("alert.joined") if outcome.ok else _alert(t, outcome))
+        return
+    await update.effective_message.reply_text(t("alert.welcome"))
+
+
+# ---------------------------------------------------------------------- group commands
+
+
+async def new_game(update: Update, context: Context) -> None:
+    d = deps(context)
+    message = update.effective_message
+    user = await _user(d, update)
+    if message is None or user is None or not await _group(d, update.effective_chat):
+        return
+    chat = await d.storage.chats.get(message.chat_id)
+    options = chat.default_options if chat and chat.default_options else Options()
+    outcome = await d.service.open_lobby(
+        message.chat_id, _thread(message), user, message.chat.title or "", options
+    )
+    t = await d.presenter.group_text(message.chat_id)
+    if not outcome.ok:
+        await message.reply_text(_alert(t, outcome))
+    elif not user.started and outcome.table_id is not None:
+        await d.service.leave(outcome.table_id, user.id)
+        await message.reply_text(t("alert.start_private", link=d.presenter.deep_link(outcome.table_id)))
+
+
+async def _table_here(d: Deps, message: Message) -> int | None:
+    for table_id, live in d.service.live.items():
+        table = live.table
+        if (
+            table.chat_id == message.chat_id
+            and table.thread_id == _thread(message)
+            and table.status in ("lobby", "playing")
+        ):
+            return table_id
+    return None
+
+
+async def table_command(update: Update, context: Context) -> None:
+    """/join, /leave, /startgame and /cancel act on the live table of this chat (or forum topic)."""
+    d = deps(context)
+    message = update.effective_message
+    user = await _user(d, update)
+    if message is None or user is None or not message.text or not await _group(d, update.effective_chat):
+        return
+    t = await d.presenter.group_text(message.chat_id)
+    table_id = await _table_here(d, message)
+    if table_id is None:
+        await message.reply_text(t("alert.no_table"))
+        return
+    command = message.text.split()[0].split("@")[0].lstrip("/")
+    outcome = await _lobby_action(context, d, user, table_id, message.chat_id, command)
+    if outcome is None:  # /join by a user the bot may not message yet
+        await message.reply_text(t("alert.start_private", link=d.presenter.deep_link(table_id)))
+    elif not outcome.ok:
+        await message.reply_text(_alert(t, outcome))
+
+
+async def _lobby_action(
+    context: Context, d: Deps, user: User, table_id: int, chat_id: int, action: str
+) -> Outcome | None:
+    service = d.service
+    if action == "join":
+        if not user.started:
+            return None
+        return await service.join(table_id, user)
+    if action == "leave":
+        return await service.leave(table_id, user.id)
+    live = service.live.get(table_id)
+    admin = (
+        live is not None and user.id != live.table.creator_id and await _is_admin(context, chat_id, user.id)
+    )
+    if action in ("startgame", "start"):
+        return await service.start(table_id, user.id, admin)
+    if action == "cancel":
+        return await service.cancel(table_id, user.id, admin)
+    if action == "bot":
+        return await service.add_bot(table_id, user.id, admin)
+    return None
+
+
+async def help_command(update: Update, context: Context) -> None:
+    d = deps(context)
+    message = update.effective_message
+    if message is None:
+        return
+    t = await (
+        d.presenter.group_text(message.chat_id)
+        if message.chat_id < 0
+        else d.presenter.user_text(message.chat_id)
+    )
+    await message.reply_text(t("help.text"))
+
+
+async def rules_command(update: Update, context: Context) -> None:
+    d = deps(context)
+    message = update.effective_message
+    if message is None:
+        return
+    t = await (
+        d.presenter.group_text(message.chat_id)
+        if message.chat_id < 0
+        else d.presenter.user_text(message.chat_id)
+    )
+    await message.reply_text(t("help.rules"))
+
+
+# ---------------------------------------------------------------------- buttons
+
+
+async def button(update: Update, context: Context) -> None:
+    d = deps(context)
+    query = update.callback_query
+    if query is None:
+        return
+    user = await _user(d, update)
+    press = decode(query.data)
+    t = await d.presenter.user_text(user.id) if user else await d.presenter.group_text(0)
+    if user is None or press is None:
+        await query.answer(t("alert.stale"), show_alert=True)
+        return
+    outcome: Outcome | None
+    if isinstance(press, MovePress):
+        outcome = await d.service.press(press.table_id, user.id, press.version, press.move)
+    elif isinstance(press, BackPress):
+        outcome = await d.service.reclaim(press.table_id, user.id)
+    elif isinstance(press, PickPress | HandPress):
+        outcome = _pick(d, user.id, press)
+    else:
+        outcome = await _lobby_press(context, d, user, press)
+        if outcome is None:  # Join by a user the bot may not message yet: open the private chat first
+            await query.answer(url=d.presenter.deep_link(press.table_id))
+            return
+    if outcome.ok:
+        await query.answer()
+    else:
+        await query.answer(_alert(t, outcome), show_alert=True)
+
+
+def _pick(d: Deps, user_id: int, press: PickPress | HandPress) -> Outcome:
+    live = d.service.live.get(press.table_id)
+    if live is None or live.game is None:
+        return Outcome.refused(Refusal.NO_TABLE)
+    seat = live.seat_of(user_id)
+    if seat is None:
+        return Outcome.refused(Refusal.NOT_YOURS)
+    if isinstance(press, PickPress):
+        if press.version != live.game.version:
+            return Outcome.refused(Refusal.STALE)
+        d.presenter.pick(press.table_id, seat, press.card)
+    else:
+        d.presenter.pick(press.table_id, seat, None)
+    return Outcome(True)
+
+
+async def _lobby_press(context: Context, d: Deps, user: User, press: LobbyPress) -> Outcome | None:
+    live = d.service.live.get(press.table_id)
+    if live is None:
+        return Outcome.refused(Refusal.NO_TABLE)
+    chat_id = live.table.chat_id
+    if press.action in ("options", "done", "set"):
+        admin = user.id != live.table.creator_id and await _is_admin(context, chat_id, user.id)
+        if press.action == "set":
+            if press.option not in CHOICES:
+                return Outcome.refused(Refusal.STALE)
+            return await d.service.set_option(
+                press.table_id, user.id, admin, cycle(live.table.options, press.option)
+            )
+        return await d.service.set_option(press.table_id, user.id, admin, None)
+    return await _lobby_action(context, d, user, press.table_id, chat_id, press.action)

@@ -1,0 +1,116 @@
+"""The lobby: its message and keyboard (pure), and changing options in place by cycling their values."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.callbacks import LobbyPress, encode
+from bot.i18n import Text
+from engine.options import AttackCap, Options, RematchLead, ThrowIn, Variant
+
+# Every option of RULES.md with the values a button cycles through, the default first.
+CHOICES: dict[str, list[Any]] = {
+    "variant": [Variant.THROW_IN, Variant.TRANSFER],
+    "deck": [36, 52, 24],
+    "seats": [None, 2, 3, 4, 5, 6],
+    "move_timer": [30, 60, 10, 15],
+    "throw_in": [ThrowIn.ALL, ThrowIn.NEIGHBOURS],
+    "draw": [True, False],
+    "first_bout_five": [None, True, False],
+    "attack_cap": [AttackCap.SIX, AttackCap.DEFENDER_HAND],
+    "transfer_first_bout": [True, False],
+    "show_trump_transfer": [False, True],
+    "teams": [False, True],
+    "rematch_lead": [RematchLead.LOSER, RematchLead.LEFT_OF_LOSER, RematchLead.LOWEST_TRUMP],
+}
+TRANSFER_ONLY = ("transfer_first_bout", "show_trump_transfer")
+
+
+def cycle(options: Options, name: str) -> Options:
+    """The options with ``name`` moved to its next value that makes a valid table (unchanged if none)."""
+    values = CHOICES[name]
+    current = getattr(options, name)
+    start = values.index(current) if current in values else -1
+    for step in range(1, len(values) + 1):
+        data = options.model_dump()
+        data[name] = values[(start + step) % len(values)]
+        if data["variant"] == Variant.THROW_IN:
+            data["show_trump_transfer"] = False
+        if name == "deck" and data["seats"] is not None and data["seats"] > min(6, data["deck"] // 6):
+            data["seats"] = None
+        try:
+            return Options.model_validate(data)
+        except ValidationError:
+            continue
+    return options
+
+
+def option_label(options: Options, name: str, t: Text) -> str:
+    value = getattr(options, name)
+    if isinstance(value, bool):
+        shown = t("option.on") if value else t("option.off")
+    elif value is None:
+        shown = t("option.seats_auto") if name == "seats" else t("option.default")
+    elif name == "variant":
+        shown = t(f"variant.{value.value}")
+    elif name in ("throw_in", "attack_cap", "rematch_lead"):
+        shown = t(f"option.{name}_{value.value}")
+    else:
+        shown = str(value)
+    return t(f"option.{name}", value=shown)
+
+
+def summary(options: Options, t: Text) -> list[str]:
+    """The options that differ from the defaults, one per line (the variant and deck always)."""
+    defaults = Options()
+    names = ["variant", "deck"] + [n for n in CHOICES if n not in ("variant", "deck")]
+    lines = []
+    for name in names:
+        if name in TRANSFER_ONLY and options.variant is not Variant.TRANSFER:
+            continue
+        if name in ("variant", "deck") or getattr(options, name) != getattr(defaults, name):
+            lines.append(option_label(options, name, t))
+    return lines
+
+
+def lobby_text(options: Options, creator: str, players: Sequence[str], t: Text) -> str:
+    lines = [f"<b>{t('lobby.title', variant=t('variant.' + options.variant.value))}</b>"]
+    lines.append(t("lobby.created_by", name=html.escape(creator)))
+    lines.extend(f"· {line}" for line in summary(options, t))
+    lines.append("")
+    lines.append(t("lobby.seated", count=len(players), max=options.max_players))
+    lines.extend(f"{i}. {html.escape(name)}" for i, name in enumerate(players, 1))
+    if not players:
+        lines.append(t("lobby.nobody"))
+    lines.append("")
+    lines.append(t("lobby.hint"))
+    return "\n".join(lines)
+
+
+def lobby_keyboard(
+    table_id: int, t: Text, *, editing: bool = False, options: Options | None = None
+) -> InlineKeyboardMarkup:
+    def button(label: str, action: str, option: str = "") -> InlineKeyboardButton:
+        return InlineKeyboardButton(label, callback_data=encode(LobbyPress(table_id, action, option)))
+
+    if editing:
+        assert options is not None
+        rows = [
+            [button(option_label(options, name, t), "set", name)]
+            for name in CHOICES
+            if name not in TRANSFER_ONLY or options.variant is Variant.TRANSFER
+        ]
+        rows.append([button(t("lobby.done"), "done")])
+        return InlineKeyboardMarkup(rows)
+    return InlineKeyboardMarkup(
+        [
+            [button(t("lobby.join"), "join"), button(t("lobby.leave"), "leave")],
+            [button(t("lobby.add_bot"), "bot"), button(t("lobby.options"), "options")],
+            [button(t("lobby.start"), "start")],
+        ]
+    )

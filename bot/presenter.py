@@ -1,0 +1,157 @@
+"""Between the table service and the sender: which messages a change touches, and what each shows now
+(drawn by the pure functions of bot.render and bot.lobby, in the chat's or the user's language)."""
+
+from __future__ import annotations
+
+import html
+import time
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.i18n import Text, language_for, texts
+from bot.lobby import lobby_keyboard, lobby_text
+from bot.render import event_line, hand_keyboard, hand_text, result_text, table_text
+from bot.sender import Draft, Key, Sender
+from bot.service import Live, Redraw, TableService
+from engine.views import view
+from storage import Storage
+from storage.records import TableStatus
+
+
+class Presenter(Redraw):
+    def __init__(self, storage: Storage, bot_username: str, default_language: str) -> None:
+        self.storage = storage
+        self.bot_username = bot_username
+        self.default_language = default_language
+        self.service: TableService | None = None
+        self.sender: Sender | None = None
+        self.selected: dict[tuple[int, int], int] = {}  # (table, seat) -> card picked to cover with
+
+    # ------------------------------------------------------------------ Redraw
+
+    def _live(self, table_id: int) -> Live | None:
+        return self.service.live.get(table_id) if self.service else None
+
+    def table(self, table_id: int) -> None:
+        live = self._live(table_id)
+        if live and self.sender:
+            self.sender.mark(live.table.chat_id, ("table", table_id, -1))
+
+    def hands(self, table_id: int) -> None:
+        live = self._live(table_id)
+        if live is None or self.sender is None or live.game is None:
+            return
+        for seat in live.table.seats:
+            self.selected.pop((table_id, seat.seat), None)
+            if seat.user_id is not None:
+                self.sender.mark(seat.user_id, ("hand", table_id, seat.seat))
+
+    def result(self, table_id: int) -> None:
+        live = self._live(table_id)
+        if live and self.sender:
+            self.sender.mark(live.table.chat_id, ("result", table_id, -1))
+
+    def pick(self, table_id: int, seat: int, card: int | None) -> None:
+        """The second step of covering: remember the picked card (None: back to the hand) and redraw."""
+        live = self._live(table_id)
+        if live is None or self.sender is None:
+            return
+        if card is None:
+            self.selected.pop((table_id, seat), None)
+        else:
+            self.selected[(table_id, seat)] = card
+        user = live.table.seats[seat].user_id
+        if user is not None:
+            self.sender.mark(user, ("hand", table_id, seat))
+
+    # ------------------------------------------------------------------ languages
+
+    async def group_text(self, chat_id: int) -> Text:
+        chat = await self.storage.chats.get(chat_id)
+        return texts(chat.language if chat and chat.language else self.default_language)
+
+    async def user_text(self, user_id: int) -> Text:
+        user = await self.storage.users.get(user_id)
+        if user is None:
+            return texts(self.default_language)
+        return texts(user.language or language_for(user.telegram_language, self.default_language))
+
+    def deep_link(self, table_id: int) -> str:
+        return f"https://t.me/{self.bot_username}?start=join_{table_id}"
+
+    # ------------------------------------------------------------------ drafts
+
+    async def draft(self, key: Key) -> Draft | None:
+        kind, table_id, seat = key
+        live = self._live(table_id)
+        if live is None:
+            return None
+        if kind == "hand":
+            return await self._hand(live, seat)
+        t = await self.group_text(live.table.chat_id)
+        thread = live.table.thread_id or None
+        if kind == "result":
+            if live.result is None:
+                return None
+            minutes = max(1, round((time.time() - live.game_row.started_at) / 60)) if live.game_row else None
+            text = result_text(
+                live.result, live.names, t, rated=live.rated, ratings=live.ratings, minutes=minutes
+            )
+            return Draft(live.table.chat_id, None, text, None, thread)
+        return Draft(live.table.chat_id, live.table.message_id, *self._table(live, t), thread)
+
+    def _table(self, live: Live, t: Text) -> tuple[str, InlineKeyboardMarkup | None]:
+        table = live.table
+        if table.status is TableStatus.CANCELLED:
+            return t("lobby.cancelled"), None
+        if table.status is TableStatus.LOBBY or live.game is None:
+            players = live.names
+            keyboard = lobby_keyboard(table.id, t, editing=live.editing_options, options=table.options)
+            return lobby_text(table.options, live.creator_name, players, t), keyboard
+        seconds = None
+        if live.deadline is not None and not live.game.over:
+            seconds = max(0, round(live.deadline - time.time()))
+        recent = [line for e in live.recent if (line := event_line(e, live.names, t))]
+        text = table_text(view(live.game), live.names, t, seconds_left=seconds, recent=recent)
+        cards = InlineKeyboardButton("🃏", url=f"https://t.me/{self.bot_username}")
+        return text, None if live.game.over else InlineKeyboardMarkup([[cards]])
+
+    async def _hand(self, live: Live, seat: int) -> Draft | None:
+        user_id = live.table.seats[seat].user_id
+        if live.game is None or user_id is None:
+            return None
+        t = await self.user_text(user_id)
+        v = view(live.game, seat)
+        selected = self.selected.get((live.table.id, seat))
+        title = html.unescape(live.chat_title) or str(live.table.chat_id)
+        text = hand_text(v, live.names, t, title, selected=selected)
+        keyboard = None if live.game.over else hand_keyboard(v, live.table.id, t, selected=selected)
+        return Draft(user_id, live.table.seats[seat].hand_message_id, text, keyboard)
+
+    # ------------------------------------------------------------------ sender hooks
+
+    async def sent(self, key: Key, message_id: int) -> None:
+        kind, table_id, seat = key
+        live = self._live(table_id)
+        if kind == "table":
+            await self.storage.tables.set_message(table_id, message_id)
+        elif kind == "hand":
+            await self.storage.tables.set_hand_message(table_id, seat, message_id)
+        if live is not None and kind != "result":
+            table = await self.storage.tables.get(table_id)
+            if table is not None:
+                live.table = table
+
+    async def blocked(self, user_id: int) -> None:
+        await self.storage.users.set_blocked(user_id)
+
+    async def migrated(self, old_id: int, new_id: int) -> None:
+        await self.storage.chats.migrate(old_id, new_id)
+        if self.service is None:
+            return
+        for live in list(self.service.live.values()):
+            if live.table.chat_id == old_id:
+                table = await self.storage.tables.get(live.table.id)
+                if table is not None:
+                    live.table = table
+                    self.table(table.id)

@@ -1,0 +1,431 @@
+"""The table service: the only code that changes a table.
+
+Each operation takes the table's lock, asks the engine, writes to the database (a move is committed before
+anybody sees it), updates the live state in memory, reschedules the timer and marks what must be redrawn.
+Handlers and timer jobs call it; it never talks to Telegram itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from engine import Event, Game, Options, Result
+from engine.ai import HeuristicPlayer
+from engine.events import EventKind, IllegalMove
+from engine.log import RECLAIM, TAKE_OVER, TIMEOUT, act
+from engine.moves import Move, move_str
+from engine.snapshot import dumps
+from engine.views import View, view
+from storage import BrokenSnapshot, SeatTaken, Storage, TableExists
+from storage.records import GameRow, Table, TableStatus, User
+from storage.results import result_from_engine
+
+log = logging.getLogger(__name__)
+
+RECENT = 4  # action lines kept for the table message
+
+
+class Refusal(StrEnum):
+    """Why the service did nothing; the value is the i18n key of the alert."""
+
+    STALE = "alert.stale"
+    NOT_YOURS = "alert.not_yours"
+    NOT_SEATED = "alert.not_seated"
+    NO_TABLE = "alert.no_table"
+    ALREADY_SEATED = "alert.already_seated"
+    FULL = "alert.full"
+    NOT_LOBBY = "alert.not_lobby"
+    CREATOR_ONLY = "alert.creator_only"
+    TOO_FEW = "alert.too_few"
+    TEAM_SIZE = "alert.team_size"
+    LOBBY_EXISTS = "alert.lobby_exists"
+    ILLEGAL = "illegal"  # the engine's reason goes with it
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    refusal: Refusal | None = None
+    reason: str | None = None  # the engine's Reason code for an illegal move
+    table_id: int | None = None
+
+    @classmethod
+    def refused(cls, refusal: Refusal, reason: str | None = None, table_id: int | None = None) -> Outcome:
+        return cls(False, refusal, reason, table_id)
+
+
+@dataclass
+class Live:
+    """A table in memory: the stored record, and the game while it is played."""
+
+    table: Table
+    names: list[str]
+    creator_name: str
+    chat_title: str
+    game: Game | None = None
+    game_row: GameRow | None = None
+    seq: int = 0
+    deadline: float | None = None
+    result: Result | None = None
+    rated: bool = True
+    ratings: dict[int, tuple[float, float]] = field(default_factory=dict)
+    recent: deque[Event] = field(default_factory=lambda: deque(maxlen=RECENT))
+    editing_options: bool = False
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    def seat_of(self, user_id: int) -> int | None:
+        return next((s.seat for s in self.table.seats if s.user_id == user_id), None)
+
+    def is_bot_seat(self, seat: int) -> bool:
+        return self.table.seats[seat].user_id is None or (self.game is not None and self.game.is_auto(seat))
+
+    def public(self) -> View:
+        assert self.game is not None
+        return view(self.game)
+
+
+class Scheduler:
+    """What the service needs from the job queue (bot.timers implements it over PTB's JobQueue)."""
+
+    def deadline(self, table_id: int, version: int, at: float | None) -> None: ...
+
+    def bot_turn(self, table_id: int, version: int, delay: float) -> None: ...
+
+
+class Redraw:
+    """What the service needs from the sender: which messages changed."""
+
+    def table(self, table_id: int) -> None: ...
+
+    def hands(self, table_id: int) -> None: ...
+
+    def result(self, table_id: int) -> None: ...
+
+
+class TableService:
+    def __init__(
+        self,
+        storage: Storage,
+        scheduler: Scheduler,
+        redraw: Redraw,
+        *,
+        bot_delay: float = 1.5,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.storage = storage
+        self.scheduler = scheduler
+        self.redraw = redraw
+        self.bot_delay = bot_delay
+        self.clock = clock
+        self.live: dict[int, Live] = {}
+        self.brain = HeuristicPlayer()
+
+    # ------------------------------------------------------------------ lobby
+
+    async def open_lobby(
+        self, chat_id: int, thread_id: int, creator: User, chat_title: str, options: Options
+    ) -> Outcome:
+        try:
+            table = await self.storage.tables.create(chat_id, thread_id, creator.id, options)
+        except TableExists:
+            existing = await self.storage.tables.live_in(chat_id, thread_id)
+            return Outcome.refused(Refusal.LOBBY_EXISTS, table_id=existing.id if existing else None)
+        live = Live(table=table, names=[], creator_name=creator.display_name, chat_title=chat_title)
+        self.live[table.id] = live
+        outcome = await self.join(table.id, creator)
+        self.redraw.table(table.id)
+        return Outcome(True, table_id=table.id) if outcome.ok else outcome
+
+    async def join(self, table_id: int, user: User) -> Outcome:
+        live = self.live.get(table_id)
+        if live is None:
+            return Outcome.refused(Refusal.NO_TABLE)
+        async with live.lock:
+            if live.table.status is not TableStatus.LOBBY:
+                return Outcome.refused(Refusal.NOT_LOBBY)
+            if live.seat_of(user.id) is not None:
+                return Outcome.refused(Refusal.ALREADY_SEATED)
+            try:
+                await self.storage.tables.add_seat(table_id, user.id)
+            except SeatTaken:
+                return Outcome.refused(Refusal.FULL)
+            await self._reload(live)
+        self.redraw.table(table_id)
+        return Outcome(True, table_id=table_id)
+
+    async def add_bot(self, table_id: int, user_id: int, is_admin: bool) -> Outcome:
+        live = self.live.get(table_id)
+        if live is None:
+            return Outcome.refused(Refusal.NO_TABLE)
+        async with live.lock:
+            if live.table.status is not TableStatus.LOBBY:
+                return Outcome.refused(Refusal.NOT_LOBBY)
+            if user_id != live.table.creator_id and not is_admin:
+                return Outcome.refused(Refusal.CREATOR_ONLY)
+            try:
+                await self.storage.tables.add_seat(table_id, bot_level="normal")
+            except SeatTaken:
+                return Outcome.refused(Refusal.FULL)
+            await self._reload(live)
+        self.redraw.table(table_id)
+        return Outcome(True, table_id=table_id)
+
+    async def leave(self, table_id: int, user_id: int) -> Outcome:
+        """In a lobby the seat is freed; in a game a bot plays it from now on (RULES.md §9)."""
+        live = self.live.get(table_id)
+        if live is None:
+            return Outcome.refused(Refusal.NO_TABLE)
+        seat = live.seat_of(user_id)
+        if seat is None:
+            return Outcome.refused(Refusal.NOT_SEATED)
+        if live.table.status is TableStatus.PLAYING:
+            return await self._act(live, seat, TAKE_OVER)
+        async with live.lock:
+            await self.storage.tables.remove_seat(table_id, seat)
+            await self._reload(live)
+        self.redraw.table(table_id)
+        return Outcome(True, table_id=table_id)
+
+    async def set_option(
+        self, table_id: int, user_id: int, is_admin: bool, options: Options | None
+    ) -> Outcome:
+        """Change the options (None: toggle the options keyboard only)."""
+        live = self.live.get(table_id)
+        if live is None:
+            return Outcome.refused(Refusal.NO_TABLE)
+        async with live.lock:
+            if live.table.status is not TableStatus.LOBBY:
+                return Outcome.refused(Refusal.NOT_LOBBY)
+            if user_id != live.table.creator_id and not is_admin:
+                return Outcome.refused(Refusal.CREATOR_ONLY)
+            if options is None:
+                live.editing_options = not live.editing_options
+            else:
+                await self.storage.tables.set_options(table_id, options)
+                await self._reload(live)
+        self.redraw.table(table_id)
+        return Outcome(True, table_id=table_id)
+
+    async def cancel(self, table_id: int, user_id: int, is_admin: bool) -> Outcome:
+        live = self.live.get(table_id)
+        if live is None:
+            return Outcome.refused(Refusal.NO_TABLE)
+        async with live.lock:
+            if user_id != live.table.creator_id and not is_admin:
+                return Outcome.refused(Refusal.CREATOR_ONLY)
+            await self.storage.tables.set_status(table_id, TableStatus.CANCELLED)
+            await self._reload(live)
+            self.scheduler.deadline(table_id, -1, None)
+        self.redraw.table(table_id)
+        self.redraw.hands(table_id)
+        return Outcome(True, table_id=table_id)
+
+    async def start(
+        self, table_id: int, user_id: int, is_admin: bool, *, deck: list[int] | None = None
+    ) -> Outcome:
+        live = self.live.get(table_id)
+        if live is None:
+            return Outcome.refused(Refusal.NO_TABLE)
+        async with live.lock:
+            table = live.table
+            if table.status is not TableStatus.LOBBY:
+                return Outcome.refused(Refusal.NOT_LOBBY)
+            if user_id != table.creator_id and not is_admin:
+                return Outcome.refused(Refusal.CREATOR_ONLY)
+            players = len(table.seats)
+            if players < 2:
+                return Outcome.refused(Refusal.TOO_FEW)
+            if table.options.teams and players not in (4, 6):
+                return Outcome.refused(Refusal.TEAM_SIZE)
+            game = Game.deal(table.options, players, deck=deck)
+            live.rated = all(s.user_id is not None for s in table.seats)
+            deadline = self._deadline(live, game)
+            row = await self.storage.games.start(
+                table_id, dumps(game), game.version, rated=live.rated, deadline=deadline
+            )
+            live.game, live.game_row, live.seq, live.deadline = game, row, 0, deadline
+            live.editing_options = False
+            await self._reload(live)
+        self._after_change(live)
+        return Outcome(True, table_id=table_id)
+
+    # ------------------------------------------------------------------ play
+
+    async def press(self, table_id: int, user_id: int, version: int, move: Move) -> Outcome:
+        live = self.live.get(table_id)
+        if live is None or live.game is None:
+            return Outcome.refused(Refusal.NO_TABLE)
+        seat = live.seat_of(user_id)
+        if seat is None:
+            return Outcome.refused(Refusal.NOT_YOURS)
+        if version != live.game.version:
+            return Outcome.refused(Refusal.STALE)
+        return await self._act(live, seat, move_str(move), version=version)
+
+    async def reclaim(self, table_id: int, user_id: int) -> Outcome:
+        live = self.live.get(table_id)
+        if live is None or live.game is None:
+            return Outcome.refused(Refusal.NO_TABLE)
+        seat = live.seat_of(user_id)
+        if seat is None:
+            return Outcome.refused(Refusal.NOT_YOURS)
+        return await self._act(live, seat, RECLAIM)
+
+    async def timeout(self, table_id: int, version: int) -> None:
+        """The deadline job fired; nothing happens if the table moved on meanwhile."""
+        live = self.live.get(table_id)
+        if live is not None and live.game is not None and live.game.version == version and not live.game.over:
+            await self._act(live, -1, TIMEOUT, version=version)
+
+    async def bot_turn(self, table_id: int, version: int) -> None:
+        """Bot-played seats on the clock move, one at a time, from their own view only."""
+        live = self.live.get(table_id)
+        if live is None or live.game is None or live.game.version != version or live.game.over:
+            return
+        for seat in live.game.to_act():
+            if live.is_bot_seat(seat):
+                move = self.brain.choose(view(live.game, seat))
+                await self._act(live, seat, move_str(move), version=version)
+                return
+
+    async def _act(self, live: Live, seat: int, action: str, *, version: int | None = None) -> Outcome:
+        async with live.lock:
+            game = live.game
+            if game is None or game.over:
+                return Outcome.refused(Refusal.NO_TABLE)
+            if version is not None and version != game.version:
+                return Outcome.refused(Refusal.STALE)
+            candidate = game.copy()
+            try:
+                applied = act(candidate, seat, action)
+            except IllegalMove as exc:
+                return Outcome.refused(Refusal.ILLEGAL, exc.reason.value)
+            if not applied.events and action in (TAKE_OVER, RECLAIM):
+                return Outcome(True, table_id=live.table.id)
+            assert live.game_row is not None
+            deadline = self._deadline(live, candidate)
+            async with self.storage.db.transaction():
+                await self.storage.games.record(
+                    live.game_row.id,
+                    live.seq + 1,
+                    seat,
+                    action,
+                    dumps(candidate),
+                    candidate.version,
+                    deadline=deadline,
+                )
+                if candidate.result is not None:
+                    await self._finish(live, candidate)
+            live.game, live.seq, live.deadline = candidate, live.seq + 1, deadline
+            live.recent.extend(e for e in applied.events if e.kind not in _QUIET)
+            if candidate.result is not None:
+                live.result = candidate.result
+                await self._reload(live)
+        self._after_change(live)
+        return Outcome(True, table_id=live.table.id)
+
+    async def _finish(self, live: Live, game: Game) -> None:
+        assert game.result is not None and live.game_row is not None
+        record = result_from_engine(
+            live.game_row.id,
+            live.table.chat_id,
+            live.table.seats,
+            game.result,
+            live.table.options,
+            rated=live.rated,
+            started_at=live.game_row.started_at,
+            finished_at=self.clock(),
+        )
+        stored = await self.storage.results.record(record, teams=live.table.options.teams)
+        live.ratings = {
+            p.seat: (p.rating_before, p.rating_after)
+            for p in stored.players
+            if p.rating_before is not None and p.rating_after is not None
+        }
+
+    def _deadline(self, live: Live, game: Game) -> float | None:
+        if game.over:
+            return None
+        return self.clock() + live.table.options.move_timer
+
+    def _after_change(self, live: Live) -> None:
+        game = live.game
+        assert game is not None
+        table_id = live.table.id
+        if game.over:
+            self.scheduler.deadline(table_id, game.version, None)
+            self.redraw.result(table_id)
+        else:
+            self.scheduler.deadline(table_id, game.version, live.deadline)
+            if any(live.is_bot_seat(s) for s in game.to_act()):
+                self.scheduler.bot_turn(table_id, game.version, self.bot_delay)
+        self.redraw.table(table_id)
+        self.redraw.hands(table_id)
+
+    # ------------------------------------------------------------------ memory and restart
+
+    async def _reload(self, live: Live) -> None:
+        table = await self.storage.tables.get(live.table.id)
+        assert table is not None
+        live.table = table
+        live.names = [await self._name(s.user_id, i) for i, s in enumerate(table.seats)]
+        if table.status not in (TableStatus.LOBBY, TableStatus.PLAYING) and live.result is None:
+            self.live.pop(table.id, None)
+
+    async def _name(self, user_id: int | None, seat: int) -> str:
+        if user_id is None:
+            return f"🤖 {seat + 1}"
+        user = await self.storage.users.get(user_id)
+        return user.display_name if user else str(user_id)
+
+    async def restore(self, chat_titles: dict[int, str] | None = None) -> list[tuple[Table, str]]:
+        """Bring every live table back after a restart. Returns the tables whose game could not be loaded
+        (marked broken) with the reason, so the bot can tell their groups."""
+        broken: list[tuple[Table, str]] = []
+        now = self.clock()
+        for item in await self.storage.live_tables():
+            table = item.table
+            creator = await self.storage.users.get(table.creator_id)
+            chat = await self.storage.chats.get(table.chat_id)
+            live = Live(
+                table=table,
+                names=[],
+                creator_name=creator.display_name if creator else "?",
+                chat_title=(chat.title if chat and chat.title else "") or "",
+            )
+            if item.game is not None:
+                try:
+                    live.game = self.storage.games.load(item.game)
+                except BrokenSnapshot as exc:
+                    await self.storage.tables.set_status(table.id, TableStatus.BROKEN, exc.reason)
+                    broken.append((table, exc.reason))
+                    continue
+                live.game_row, live.seq = item.game, item.game.seq
+                live.rated = item.game.rated
+                # Players are not punished for our downtime: a passed deadline gets a fresh period.
+                deadline = table.deadline
+                if deadline is None or deadline < now + 5:
+                    deadline = now + table.options.move_timer
+                live.deadline = deadline
+            self.live[table.id] = live
+            await self._reload(live)
+            if live.game is not None:
+                self._after_change(live)
+            else:
+                self.redraw.table(table.id)
+        return broken
+
+    def view_of(self, table_id: int, seat: int | None) -> View | None:
+        live = self.live.get(table_id)
+        if live is None or live.game is None:
+            return None
+        return view(live.game, seat)
+
+
+_QUIET = frozenset({EventKind.BOUT, EventKind.DREW, EventKind.GAME_OVER})

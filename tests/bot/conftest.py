@@ -1,0 +1,75 @@
+"""The real PTB Application, talking HTTP (an httpx transport) to the fake Bot API, on a real SQLite file."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from telegram.ext import Application
+from telegram.request import HTTPXRequest
+
+from bot.app import build_application
+from bot.handlers import Deps
+from bot.settings import Settings
+from tests.bot.fake_telegram import BASE_URL, TOKEN, FakeTelegram
+
+
+@dataclass
+class Harness:
+    fake: FakeTelegram
+    app: Application[Any, Any, Any, Any, Any, Any]
+    db_path: Path
+
+    @property
+    def deps(self) -> Deps:
+        found: Deps = self.app.bot_data["deps"]
+        return found
+
+
+def settings(db_path: Path, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "bot_token": TOKEN,
+        "bot_api_url": BASE_URL,
+        "database_path": db_path,
+        "group_redraw_interval": 0.05,
+        "private_redraw_interval": 0.01,
+        "bot_move_delay": 0.01,
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+async def start_app(
+    fake: FakeTelegram, db_path: Path, **overrides: Any
+) -> Application[Any, Any, Any, Any, Any, Any]:
+    request = HTTPXRequest(httpx_kwargs={"transport": fake.transport()})
+    updates = HTTPXRequest(httpx_kwargs={"transport": fake.transport()})
+    app = build_application(settings(db_path, **overrides), request=request, updates_request=updates)
+    await app.initialize()
+    assert app.post_init is not None
+    await app.post_init(app)  # what run_polling does after initialize
+    await app.start()
+    assert app.updater is not None
+    await app.updater.start_polling(poll_interval=0.0, timeout=1)
+    return app
+
+
+async def stop_app(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    assert app.updater is not None
+    await app.updater.stop()
+    await app.stop()
+    if app.post_shutdown is not None:
+        await app.post_shutdown(app)
+    await app.shutdown()
+
+
+@pytest.fixture
+async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
+    fake = FakeTelegram()
+    db_path = tmp_path / "bot.sqlite3"
+    app = await start_app(fake, db_path)
+    yield Harness(fake, app, db_path)
+    await stop_app(app)

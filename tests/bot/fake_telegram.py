@@ -1,0 +1,336 @@
+"""A fake Telegram Bot API for end-to-end tests, served to PTB's real HTTP client as an httpx transport.
+
+It behaves like Telegram where the bot can tell: long-polling getUpdates with offsets, message ids per
+chat, edits, "message is not modified", answerCallbackQuery once, 403 for users who never started the bot,
+the 4096-character and 64-byte limits, 429 with retry_after on demand, and a log of every send and edit per
+chat for rate checks. Simulated users send commands and press the buttons they are shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+import httpx
+
+BOT_ID = 4242
+BOT_USERNAME = "durak_test_bot"
+TOKEN = "424242:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+BASE_URL = "http://fake-telegram.test/bot"
+
+
+class ApiError(Exception):
+    def __init__(self, code: int, description: str, retry_after: int | None = None) -> None:
+        super().__init__(description)
+        self.code = code
+        self.description = description
+        self.retry_after = retry_after
+
+
+@dataclass
+class Message:
+    chat_id: int
+    message_id: int
+    text: str
+    reply_markup: dict[str, Any] | None
+    thread_id: int | None = None
+    from_bot: bool = True
+
+    def buttons(self) -> list[tuple[str, str]]:
+        if not self.reply_markup:
+            return []
+        return [
+            (b["text"], b.get("callback_data", ""))
+            for row in self.reply_markup["inline_keyboard"]
+            for b in row
+        ]
+
+
+@dataclass
+class Sent:
+    at: float
+    method: str
+    chat_id: int
+    ok: bool
+
+
+@dataclass
+class FakeTelegram:
+    users: dict[int, dict[str, Any]] = field(default_factory=dict)
+    started: set[int] = field(default_factory=set)
+    chats: dict[int, dict[str, Any]] = field(default_factory=dict)
+    messages: dict[int, dict[int, Message]] = field(default_factory=dict)
+    updates: list[dict[str, Any]] = field(default_factory=list)
+    answers: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    sent: list[Sent] = field(default_factory=list)
+    failures: dict[str, list[ApiError]] = field(default_factory=dict)
+    commands: dict[str, Any] = field(default_factory=dict)
+    _update_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _callback_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _new_update: asyncio.Event = field(default_factory=asyncio.Event)
+
+    # ------------------------------------------------------------------ the world
+
+    def add_user(self, user_id: int, first_name: str, *, language: str = "en", started: bool = True) -> None:
+        self.users[user_id] = {
+            "id": user_id,
+            "is_bot": False,
+            "first_name": first_name,
+            "language_code": language,
+        }
+        if started:
+            self.started.add(user_id)
+
+    def add_group(self, chat_id: int, title: str, *, forum: bool = False) -> None:
+        self.chats[chat_id] = {"id": chat_id, "type": "supergroup" if forum else "group", "title": title}
+        if forum:
+            self.chats[chat_id]["is_forum"] = True
+
+    def chat(self, chat_id: int) -> dict[str, Any]:
+        if chat_id in self.chats:
+            return self.chats[chat_id]
+        user = self.users[chat_id]
+        return {"id": chat_id, "type": "private", "first_name": user["first_name"]}
+
+    def transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self._handle)
+
+    # ------------------------------------------------------------------ what users do
+
+    def _push(self, update: dict[str, Any]) -> None:
+        update["update_id"] = next(self._update_ids)
+        self.updates.append(update)
+        self._new_update.set()
+
+    def send(self, user_id: int, chat_id: int, text: str, *, thread_id: int | None = None) -> int:
+        """A user writes ``text`` in a chat (a group, or their private chat with the bot)."""
+        if chat_id == user_id and text.startswith("/start"):
+            self.started.add(user_id)
+        message_id = self._next_id(chat_id)
+        message: dict[str, Any] = {
+            "message_id": message_id,
+            "date": int(time.time()),
+            "chat": self.chat(chat_id),
+            "from": self.users[user_id],
+            "text": text,
+        }
+        if thread_id is not None:
+            message["message_thread_id"] = thread_id
+            message["is_topic_message"] = True
+        if text.startswith("/"):
+            command = text.split()[0]
+            message["entities"] = [{"type": "bot_command", "offset": 0, "length": len(command)}]
+        self.messages.setdefault(chat_id, {})[message_id] = Message(
+            chat_id, message_id, text, None, thread_id, False
+        )
+        self._push({"message": message})
+        return message_id
+
+    def press(self, user_id: int, chat_id: int, message_id: int, data: str) -> str:
+        """A user presses a button with ``data`` under a message; returns the callback query id."""
+        message = self.messages[chat_id][message_id]
+        callback_id = str(next(self._callback_ids))
+        self.answers[callback_id] = []
+        self._push(
+            {
+                "callback_query": {
+                    "id": callback_id,
+                    "from": self.users[user_id],
+                    "chat_instance": str(chat_id),
+                    "data": data,
+                    "message": self._message_json(message),
+                }
+            }
+        )
+        return callback_id
+
+    def fail_next(self, method: str, error: ApiError) -> None:
+        self.failures.setdefault(method, []).append(error)
+
+    # ------------------------------------------------------------------ what tests look at
+
+    def bot_messages(self, chat_id: int) -> list[Message]:
+        return [m for m in self.messages.get(chat_id, {}).values() if m.from_bot]
+
+    def last(self, chat_id: int) -> Message | None:
+        found = self.bot_messages(chat_id)
+        return found[-1] if found else None
+
+    def edits_in(self, chat_id: int) -> list[float]:
+        return [s.at for s in self.sent if s.chat_id == chat_id and s.ok]
+
+    async def wait_for(
+        self, check: Callable[[], object], timeout: float = 10.0, what: str = "condition"
+    ) -> Any:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            result = check()
+            if result:
+                return result
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"timed out waiting for {what}")
+
+    # ------------------------------------------------------------------ the API
+
+    def _next_id(self, chat_id: int) -> int:
+        return max(self.messages.get(chat_id, {}), default=0) + 1
+
+    def _message_json(self, m: Message) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "message_id": m.message_id,
+            "date": int(time.time()),
+            "chat": self.chat(m.chat_id),
+            "text": m.text,
+            "from": {"id": BOT_ID, "is_bot": True, "first_name": "Durak", "username": BOT_USERNAME}
+            if m.from_bot
+            else self.users.get(m.chat_id, {}),
+        }
+        if m.reply_markup:
+            data["reply_markup"] = m.reply_markup
+        if m.thread_id is not None:
+            data["message_thread_id"] = m.thread_id
+        return data
+
+    async def _handle(self, request: httpx.Request) -> httpx.Response:
+        method = request.url.path.rsplit("/", 1)[-1]
+        params: dict[str, Any] = {}
+        for key, value in parse_qsl(request.content.decode(), keep_blank_values=True):
+            try:
+                params[key] = json.loads(value)
+            except json.JSONDecodeError:
+                params[key] = value
+        try:
+            queued = self.failures.get(method)
+            if queued:
+                raise queued.pop(0)
+            result = await getattr(self, f"_api_{method}")(params)
+        except ApiError as err:
+            chat = params.get("chat_id")
+            if isinstance(chat, int) and method in (
+                "sendMessage",
+                "editMessageText",
+                "editMessageReplyMarkup",
+            ):
+                self.sent.append(Sent(time.monotonic(), method, chat, False))
+            body: dict[str, Any] = {"ok": False, "error_code": err.code, "description": err.description}
+            if err.retry_after is not None:
+                body["parameters"] = {"retry_after": err.retry_after}
+            return httpx.Response(err.code, json=body)
+        except AttributeError:
+            return httpx.Response(404, json={"ok": False, "error_code": 404, "description": "Not Found"})
+        return httpx.Response(200, json={"ok": True, "result": result})
+
+    async def _api_getMe(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": BOT_ID,
+            "is_bot": True,
+            "first_name": "Durak",
+            "username": BOT_USERNAME,
+            "can_join_groups": True,
+            "can_read_all_group_messages": False,
+            "supports_inline_queries": False,
+        }
+
+    async def _api_deleteWebhook(self, params: dict[str, Any]) -> bool:
+        return True
+
+    async def _api_setMyCommands(self, params: dict[str, Any]) -> bool:
+        scope = json.dumps(params.get("scope", {}), sort_keys=True)
+        self.commands[f"{scope}:{params.get('language_code', '')}"] = params["commands"]
+        return True
+
+    async def _api_getUpdates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        offset = int(params.get("offset", 0) or 0)
+        self.updates = [u for u in self.updates if u["update_id"] >= offset]
+        if not self.updates:
+            self._new_update.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    self._new_update.wait(), timeout=float(params.get("timeout", 0) or 0) or 0.01
+                )
+        return list(self.updates[: int(params.get("limit", 100) or 100)])
+
+    def _check_text(self, params: dict[str, Any]) -> None:
+        text = str(params.get("text", ""))
+        if not text:
+            raise ApiError(400, "Bad Request: message text is empty")
+        if len(text) > 4096:
+            raise ApiError(400, "Bad Request: message is too long")
+        markup = params.get("reply_markup")
+        if markup:
+            for row in markup["inline_keyboard"]:
+                for button in row:
+                    if len(button.get("callback_data", "").encode()) > 64:
+                        raise ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
+
+    def _check_chat(self, chat_id: int) -> None:
+        if chat_id in self.chats:
+            return
+        if chat_id not in self.users:
+            raise ApiError(400, "Bad Request: chat not found")
+        if chat_id not in self.started:
+            raise ApiError(403, "Forbidden: bot can't initiate conversation with a user")
+
+    async def _api_sendMessage(self, params: dict[str, Any]) -> dict[str, Any]:
+        chat_id = int(params["chat_id"])
+        self._check_chat(chat_id)
+        self._check_text(params)
+        message = Message(
+            chat_id,
+            self._next_id(chat_id),
+            params["text"],
+            params.get("reply_markup"),
+            params.get("message_thread_id"),
+        )
+        self.messages.setdefault(chat_id, {})[message.message_id] = message
+        self.sent.append(Sent(time.monotonic(), "sendMessage", chat_id, True))
+        return self._message_json(message)
+
+    async def _api_editMessageText(self, params: dict[str, Any]) -> dict[str, Any]:
+        chat_id, message_id = int(params["chat_id"]), int(params["message_id"])
+        self._check_chat(chat_id)
+        self._check_text(params)
+        message = self.messages.get(chat_id, {}).get(message_id)
+        if message is None or not message.from_bot:
+            raise ApiError(400, "Bad Request: message to edit not found")
+        markup = params.get("reply_markup")
+        if message.text == params["text"] and message.reply_markup == markup:
+            raise ApiError(
+                400,
+                "Bad Request: message is not modified: specified new message content and reply markup are "
+                "exactly the same as a current content and reply markup of the message",
+            )
+        message.text, message.reply_markup = params["text"], markup
+        self.sent.append(Sent(time.monotonic(), "editMessageText", chat_id, True))
+        return self._message_json(message)
+
+    async def _api_deleteMessage(self, params: dict[str, Any]) -> bool:
+        chat_id, message_id = int(params["chat_id"]), int(params["message_id"])
+        if self.messages.get(chat_id, {}).pop(message_id, None) is None:
+            raise ApiError(400, "Bad Request: message to delete not found")
+        return True
+
+    async def _api_answerCallbackQuery(self, params: dict[str, Any]) -> bool:
+        callback_id = str(params["callback_query_id"])
+        if callback_id not in self.answers:
+            raise ApiError(
+                400, "Bad Request: query is too old and response timeout expired or query ID is invalid"
+            )
+        if self.answers[callback_id]:
+            raise ApiError(
+                400, "Bad Request: query is too old and response timeout expired or query ID is invalid"
+            )
+        self.answers[callback_id].append(params)
+        return True
+
+    async def _api_getChatMember(self, params: dict[str, Any]) -> dict[str, Any]:
+        chat_id, user_id = int(params["chat_id"]), int(params["user_id"])
+        status = "administrator" if self.chats.get(chat_id, {}).get("admins", set()) & {user_id} else "member"
+        return {"status": status, "user": self.users[user_id]}
