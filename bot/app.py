@@ -42,10 +42,12 @@ def build_application(
         .token(settings.bot_token)
         .base_url(settings.bot_api_url)
         .concurrent_updates(True)  # tables are serialised by their own locks, not by PTB
-        .rate_limiter(AIORateLimiter(max_retries=0))  # a safety net; the sender paces itself
         .post_init(_started)
         .post_shutdown(_stopped)
     )
+    if settings.rate_limiter:
+        # A safety net; the sender paces itself. (The builder was typed without a limiter, hence the ignore.)
+        builder = builder.rate_limiter(AIORateLimiter(max_retries=0))  # type: ignore[arg-type]
     if request is not None:
         builder = builder.request(request).get_updates_request(updates_request or request)
     application = builder.build()

@@ -37,6 +37,8 @@ class Settings(BaseSettings):
     # Seconds between redraws of one group's table message, and of one player's hand message.
     group_redraw_interval: float = 3.0
     private_redraw_interval: float = 1.0
+    # PTB's AIORateLimiter as a safety net under the sender's own pacing (tests with fast pacing turn it off).
+    rate_limiter: bool = True
     # Seconds a bot seat waits before it moves, so play looks human and can be followed.
     bot_move_delay: float = 1.5
 

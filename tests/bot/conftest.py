@@ -37,6 +37,7 @@ def settings(db_path: Path, **overrides: Any) -> Settings:
         "group_redraw_interval": 0.05,
         "private_redraw_interval": 0.01,
         "bot_move_delay": 0.01,
+        "rate_limiter": False,  # the sender's own pacing is under test; PTB's limiter would slow it further
     }
     values.update(overrides)
     return Settings(**values)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from tests.bot.conftest import Harness
+from tests.bot.fake_telegram import Message
 from tests.bot.players import button, group_texts, hand_message, play_until_over, press_and_wait
 
 GROUP = -100
@@ -18,7 +19,7 @@ async def open_table(h: Harness, names: list[str]) -> int:
         fake.send(i, i, "/start")
         await fake.wait_for(lambda i=i: fake.last(i), what="the welcome")  # type: ignore[misc]
     fake.send(1, GROUP, "/newgame")
-    lobby = await fake.wait_for(lambda: fake.last(GROUP), what="the lobby")
+    lobby: Message = await fake.wait_for(lambda: fake.last(GROUP), what="the lobby")
     join = button(lobby, "L:").rsplit(":", 1)[0] + ":join"
     for user in range(2, len(names) + 1):
         await press_and_wait(fake, user, GROUP, lobby.message_id, join)
