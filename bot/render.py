@@ -231,10 +231,11 @@ def result_text(
     lines.append("")
     if result.draw:
         lines.append(t("result.draw"))
-    elif result.durak is not None:
+    if result.durak is not None:
         lines.append(t("result.durak", name=_name(names, result.durak)))
-    else:
-        lines.append(t("result.durak_team", names=", ".join(_name(names, s) for s in result.losers)))
+    if result.losing_team is not None:
+        team = [s for s in range(len(result.places)) if s & 1 == result.losing_team]
+        lines.append(t("result.durak_team", names=", ".join(_name(names, s) for s in team)))
     if result.pogony:
         lines.append(t("result.pogony"))
     if minutes is not None:

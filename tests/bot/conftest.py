@@ -71,6 +71,6 @@ async def stop_app(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
 async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
     fake = FakeTelegram()
     db_path = tmp_path / "bot.sqlite3"
-    app = await start_app(fake, db_path)
-    yield Harness(fake, app, db_path)
-    await stop_app(app)
+    h = Harness(fake, await start_app(fake, db_path), db_path)
+    yield h
+    await stop_app(h.app)  # the test may have restarted it

@@ -1,44 +1,217 @@
-"""Whole games through the real PTB stack and the fake Bot API."""
+"""Whole games through the real PTB stack and the fake Bot API, played by simulated users who press only the
+buttons they are shown."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
-from tests.bot.conftest import Harness
-from tests.bot.fake_telegram import Message
-from tests.bot.players import button, group_texts, hand_message, play_until_over, press_and_wait
+import pytest
+
+from bot.callbacks import MovePress, decode
+from engine.cards import card_str, cards_of
+from engine.views import view
+from tests.bot.conftest import Harness, start_app, stop_app
+from tests.bot.fake_telegram import ApiError, Message
+from tests.bot.players import hand_message, play_until_over, press_and_wait
 
 GROUP = -100
 
 
-async def open_table(h: Harness, names: list[str]) -> int:
+async def welcome(h: Harness, names: list[str], *, started: bool = True) -> None:
     fake = h.fake
     fake.add_group(GROUP, "Friends")
     for i, name in enumerate(names, 1):
-        fake.add_user(i, name)
-        fake.send(i, i, "/start")
-        await fake.wait_for(lambda i=i: fake.last(i), what="the welcome")  # type: ignore[misc]
+        fake.add_user(i, name, started=False)
+        if started:
+            fake.send(i, i, "/start")
+            await fake.wait_for(lambda i=i: fake.last(i), what="the welcome")  # type: ignore[misc]
+
+
+async def open_table(h: Harness, names: list[str], options: list[str] = ()) -> Message:  # type: ignore[assignment]
+    """Everybody starts the bot, Ann opens a table, sets ``options`` (button presses), the rest join."""
+    fake = h.fake
+    await welcome(h, names)
     fake.send(1, GROUP, "/newgame")
     lobby: Message = await fake.wait_for(lambda: fake.last(GROUP), what="the lobby")
-    join = button(lobby, "L:").rsplit(":", 1)[0] + ":join"
+    table = lobby.buttons()[0][1].split(":")[1]
+    for option in options:
+        answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table}:set:{option}")
+        assert "text" not in answer, answer
     for user in range(2, len(names) + 1):
-        await press_and_wait(fake, user, GROUP, lobby.message_id, join)
+        await press_and_wait(fake, user, GROUP, lobby.message_id, f"L:{table}:join")
     last = names[-1]
     await fake.wait_for(lambda: last in fake.messages[GROUP][lobby.message_id].text, what="everybody seated")
-    return lobby.message_id
+    return lobby
 
 
-async def test_a_two_player_game_is_played_to_the_end_by_pressing_buttons(harness: Harness) -> None:
+def table_id(lobby: Message) -> int:
+    return int(lobby.buttons()[0][1].split(":")[1])
+
+
+async def start(h: Harness, lobby: Message) -> None:
+    answer = await press_and_wait(h.fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
+    assert "text" not in answer, answer
+
+
+@pytest.mark.parametrize(
+    ("names", "options", "expect"),
+    [
+        (["Ann", "Bob"], [], "throw-in"),
+        (["Ann", "Bob", "Cid"], ["variant"], "transfer"),
+        (["Ann", "Bob", "Cid", "Dan"], ["teams"], "The durak team"),
+        (["Ann", "Bob", "Cid", "Dan", "Eve", "Fay"], ["variant", "show_trump_transfer"], "transfer"),
+    ],
+)
+async def test_whole_games_by_pressing_buttons(
+    harness: Harness, names: list[str], options: list[str], expect: str
+) -> None:
     fake = harness.fake
-    lobby = await open_table(harness, ["Ann", "Bob"])
-    message = fake.messages[GROUP][lobby]
-    start = next(data for _, data in message.buttons() if data.endswith(":start"))
-    answer = await press_and_wait(fake, 1, GROUP, lobby, start)
-    assert "text" not in answer  # accepted silently
-    await fake.wait_for(lambda: hand_message(fake, 1) and hand_message(fake, 2), what="hand messages")
-    result = await play_until_over(fake, GROUP, [1, 2], random.Random(1))
-    assert "Ann" in result and "Bob" in result
-    # The group never saw a keyboard of moves, and every callback was answered exactly once.
+    lobby = await open_table(harness, names, options)
+    await start(harness, lobby)
+    users = list(range(1, len(names) + 1))
+    service = harness.deps.service
+    live = service.live[table_id(lobby)]
+
+    def group_shows_no_hidden_card() -> None:
+        game = live.game
+        assert game is not None
+        hidden = set()
+        for s in range(game.n):
+            hidden |= set(cards_of(game.hands[s] & ~game.known[s]))
+        hidden.discard(game.trump_card)
+        for message in fake.bot_messages(GROUP):
+            assert not [c for c in hidden if card_str(c) in message.text], message.text
+
+    result = await play_until_over(
+        fake, GROUP, users, random.Random(len(names)), check=group_shows_no_hidden_card
+    )
+    assert all(name in result for name in names)
+    if expect == "The durak team":
+        assert expect in result or "A draw" in result
+    else:
+        assert any(expect in m.text for m in fake.bot_messages(GROUP))
+    # The group never got a move keyboard, and every callback query was answered exactly once.
     assert all(not data.startswith(("m:", "k:")) for m in fake.bot_messages(GROUP) for _, data in m.buttons())
     assert all(len(a) == 1 for a in fake.answers.values())
-    assert any("Durak" in text or "throw-in" in text for text in group_texts(fake, GROUP))
+    stats = await harness.deps.storage.results.stats(1, GROUP)
+    assert stats and stats[0].games == 1
+
+
+async def test_a_user_who_never_started_the_bot_joins_through_the_deep_link(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann"])
+    fake.add_user(7, "Zed", started=False)
+    answer = await press_and_wait(fake, 7, GROUP, lobby.message_id, f"L:{table_id(lobby)}:join")
+    assert answer.get("url") == f"https://t.me/durak_test_bot?start=join_{table_id(lobby)}"
+    assert "Zed" not in fake.messages[GROUP][lobby.message_id].text
+    fake.send(7, 7, f"/start join_{table_id(lobby)}")
+    await fake.wait_for(lambda: "Zed" in fake.messages[GROUP][lobby.message_id].text, what="Zed seated")
+    assert "joined" in (fake.last(7).text if fake.last(7) else "")  # type: ignore[union-attr]
+
+
+async def test_stale_foreign_and_forged_presses_get_an_alert_and_change_nothing(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    live = harness.deps.service.live[table_id(lobby)]
+    assert live.game is not None
+    leader = live.game.lead + 1
+    message: Message = await fake.wait_for(
+        lambda: (m := hand_message(fake, leader)) and m.buttons() and m, what="the leader's buttons"
+    )
+    old = [data for _, data in message.buttons() if isinstance(decode(data), MovePress)]
+    await press_and_wait(fake, leader, leader, message.message_id, old[0])
+    version = live.game.version
+    # The same (now stale) keyboard pressed again.
+    answer = await press_and_wait(fake, leader, leader, message.message_id, old[-1])
+    assert answer.get("show_alert") and "out of date" in str(answer.get("text"))
+    # Somebody not at the table, replaying another player's button data.
+    fake.add_user(9, "Mallory")
+    fake.send(9, 9, "/start")
+    await fake.wait_for(lambda: fake.last(9), what="welcome")
+    fake.messages.setdefault(9, {})[message.message_id] = message
+    answer = await press_and_wait(fake, 9, 9, message.message_id, old[0])
+    assert "not your cards" in str(answer.get("text"))
+    for forged in ("m:999:1:x", "zzz", "m:1:1:l6s6s6s6s6s", "L:1:set:__class__"):
+        answer = await press_and_wait(fake, leader, leader, message.message_id, forged)
+        assert answer.get("show_alert"), forged
+    assert live.game.version == version
+
+
+async def test_timeouts_hand_the_seat_to_a_bot_until_im_back(harness: Harness) -> None:
+    fake = harness.fake
+    app = harness.app
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    tid = table_id(lobby)
+    live = harness.deps.service.live[tid]
+    assert live.game is not None and app.job_queue is not None
+
+    async def fire_deadline() -> None:
+        jobs = app.job_queue.get_jobs_by_name(f"deadline:{tid}")  # type: ignore[union-attr]
+        assert jobs, "no deadline is scheduled"
+        await jobs[0].run(app)
+
+    sleeper = live.game.lead
+    await fire_deadline()  # the leader's lead times out: it leads its lowest plain card
+    while not live.game.is_auto(sleeper):
+        assert live.game.to_act(), "the game stalled"
+        if sleeper in live.game.to_act():
+            await fire_deadline()
+        else:
+            other = live.game.to_act()[0]
+            move = harness.deps.service.brain.choose(view(live.game, other))
+            await harness.deps.service.press(tid, other + 1, live.game.version, move)
+    # The seat is played by the bot now; its owner sees only "I'm back".
+    message = await fake.wait_for(
+        lambda: (m := hand_message(fake, sleeper + 1)) and [d for _, d in m.buttons()] == [f"b:{tid}"] and m,
+        what="the I'm back button",
+    )
+    # The group sees that a bot plays the seat.
+    await fake.wait_for(lambda: " bot" in fake.messages[GROUP][lobby.message_id].text, what="the bot mark")
+    await press_and_wait(fake, sleeper + 1, sleeper + 1, message.message_id, f"b:{tid}")
+    assert not live.game.is_auto(sleeper)
+
+
+async def test_restart_mid_game_and_finish(tmp_path: object, harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob", "Cid"])
+    await start(harness, lobby)
+    tid = table_id(lobby)
+    rng = random.Random(3)
+    await play_until_over(fake, GROUP, [1, 2, 3], rng, limit=12, allow_unfinished=True)
+    before = harness.deps.service.live[tid].game
+    assert before is not None and not before.over
+    await stop_app(harness.app)
+    # A new Application on the same database file: the table comes back and the game goes on.
+    harness.app = await start_app(fake, harness.db_path)
+    restored = harness.deps.service.live[tid].game
+    assert restored == before
+    result = await play_until_over(fake, GROUP, [1, 2, 3], rng)
+    assert "Ann" in result
+
+
+async def test_429_is_waited_out_and_the_table_still_updates(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    fake.fail_next("editMessageText", ApiError(429, "Too Many Requests: retry after 1", retry_after=1))
+    await start(harness, lobby)
+    await fake.wait_for(
+        lambda: "Talon" in fake.messages[GROUP][lobby.message_id].text, timeout=5, what="the table message"
+    )
+    result = await play_until_over(fake, GROUP, [1, 2], random.Random(5))
+    assert "Game over" in result
+
+
+async def test_group_messages_are_paced(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    await play_until_over(fake, GROUP, [1, 2], random.Random(8))
+    sends = fake.edits_in(GROUP)
+    gaps = [b - a for a, b in itertools.pairwise(sends)]
+    interval = harness.app.bot_data["settings"].group_redraw_interval
+    # One send per interval at most: at the production interval of 3 s that is 20 a minute.
+    assert min(gaps) >= interval * 0.95, min(gaps)
+    assert len(sends) < 150  # many moves, few edits: redraws coalesce
