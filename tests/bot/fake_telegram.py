@@ -27,11 +27,14 @@ BASE_URL = "http://fake-telegram.test/bot"
 
 
 class ApiError(Exception):
-    def __init__(self, code: int, description: str, retry_after: int | None = None) -> None:
+    def __init__(
+        self, code: int, description: str, retry_after: int | None = None, migrate_to: int | None = None
+    ) -> None:
         super().__init__(description)
         self.code = code
         self.description = description
         self.retry_after = retry_after
+        self.migrate_to = migrate_to
 
 
 @dataclass
@@ -72,6 +75,7 @@ class FakeTelegram:
     sent: list[Sent] = field(default_factory=list)
     failures: dict[str, list[ApiError]] = field(default_factory=dict)
     commands: dict[str, Any] = field(default_factory=dict)
+    migrated: dict[int, int] = field(default_factory=dict)  # a group upgraded to a supergroup: old -> new id
     _update_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _callback_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _new_update: asyncio.Event = field(default_factory=asyncio.Event)
@@ -151,6 +155,11 @@ class FakeTelegram:
         )
         return callback_id
 
+    def upgrade(self, chat_id: int, new_id: int) -> None:
+        """The group becomes a supergroup with a new id; the old id answers with migrate_to_chat_id."""
+        self.chats[new_id] = {**self.chats[chat_id], "id": new_id, "type": "supergroup"}
+        self.migrated[chat_id] = new_id
+
     def fail_next(self, method: str, error: ApiError) -> None:
         self.failures.setdefault(method, []).append(error)
 
@@ -222,6 +231,8 @@ class FakeTelegram:
             body: dict[str, Any] = {"ok": False, "error_code": err.code, "description": err.description}
             if err.retry_after is not None:
                 body["parameters"] = {"retry_after": err.retry_after}
+            if err.migrate_to is not None:
+                body["parameters"] = {"migrate_to_chat_id": err.migrate_to}
             return httpx.Response(err.code, json=body)
         except AttributeError:
             return httpx.Response(404, json={"ok": False, "error_code": 404, "description": "Not Found"})
@@ -271,6 +282,12 @@ class FakeTelegram:
                         raise ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
 
     def _check_chat(self, chat_id: int) -> None:
+        if chat_id in self.migrated:
+            raise ApiError(
+                400,
+                "Bad Request: group chat was upgraded to a supergroup chat",
+                migrate_to=self.migrated[chat_id],
+            )
         if chat_id in self.chats:
             return
         if chat_id not in self.users:

@@ -215,3 +215,58 @@ async def test_group_messages_are_paced(harness: Harness) -> None:
     # One send per interval at most: at the production interval of 3 s that is 20 a minute.
     assert min(gaps) >= interval * 0.95, min(gaps)
     assert len(sends) < 150  # many moves, few edits: redraws coalesce
+
+
+async def test_a_table_with_a_bot_seat_plays_through_and_is_not_rated(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann"])
+    answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:bot")
+    assert "text" not in answer
+    await fake.wait_for(lambda: "🤖" in fake.messages[GROUP][lobby.message_id].text, what="the bot seated")
+    await start(harness, lobby)
+    result = await play_until_over(fake, GROUP, [1], random.Random(2))
+    assert "Practice game" in result
+    assert await harness.deps.storage.results.leaderboard(GROUP, "throw_in") == []
+
+
+async def test_a_deleted_table_message_is_sent_anew(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    del fake.messages[GROUP][lobby.message_id]  # an admin deleted it
+    fake.send(1, GROUP, "/startgame")
+    fresh = await fake.wait_for(
+        lambda: next((m for m in fake.bot_messages(GROUP) if "Talon" in m.text), None),
+        what="a new table message",
+    )
+    assert fresh.message_id != lobby.message_id
+    table = await harness.deps.storage.tables.get(table_id(lobby))
+    assert table is not None and table.message_id == fresh.message_id
+
+
+async def test_a_player_who_blocked_the_bot_is_recorded_and_their_seat_plays_on(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    fake.started.discard(2)  # Bob blocks the bot: messages to him now fail with 403
+    await start(harness, lobby)
+    await fake.wait_for(lambda: any(not s.ok and s.chat_id == 2 for s in fake.sent), what="a refused send")
+    bob = await harness.deps.storage.users.get(2)
+    assert bob is not None and bob.blocked
+    # The game goes on: Bob's seat answers by its timer.
+    live = harness.deps.service.live[table_id(lobby)]
+    assert live.game is not None and not live.game.over
+    assert harness.app.job_queue is not None and harness.app.job_queue.get_jobs_by_name(
+        f"deadline:{table_id(lobby)}"
+    )
+
+
+async def test_a_group_that_became_a_supergroup_is_followed(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    fake.upgrade(GROUP, -1009)
+    await start(harness, lobby)
+    await fake.wait_for(
+        lambda: any("Talon" in m.text for m in fake.bot_messages(-1009)), what="the table in the supergroup"
+    )
+    table = await harness.deps.storage.tables.get(table_id(lobby))
+    assert table is not None and table.chat_id == -1009
+    assert await harness.deps.storage.chats.get(GROUP) is None

@@ -1,0 +1,45 @@
+"""Settings: a missing or malformed token is one clear line, not a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.settings import SettingsError, load_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_missing_token_is_a_one_line_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)  # no .env here
+    monkeypatch.delenv("BOT_TOKEN", raising=False)
+    with pytest.raises(SettingsError, match="BOT_TOKEN is missing"):
+        load_settings()
+
+
+def test_a_malformed_token_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BOT_TOKEN", "not-a-token")
+    with pytest.raises(SettingsError, match="BOT_TOKEN"):
+        load_settings()
+
+
+def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BOT_TOKEN", "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123")
+    monkeypatch.setenv("DATABASE_PATH", str(tmp_path / "x.sqlite3"))
+    monkeypatch.setenv("DEFAULT_LANGUAGE", "uk")
+    settings = load_settings()
+    assert settings.database_path == tmp_path / "x.sqlite3" and settings.default_language == "uk"
+
+
+def test_python_m_bot_without_a_token_says_so_and_exits(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == "Cannot start: BOT_TOKEN is missing (set it in the environment or in .env)"
