@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from telegram.error import InvalidToken, NetworkError
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -26,7 +27,7 @@ from bot.sender import Sender
 from bot.service import TableService
 from bot.settings import Settings, SettingsError, load_settings
 from bot.timers import JobScheduler
-from storage import Storage
+from storage import SchemaTooNew, Storage
 
 log = logging.getLogger("bot")
 
@@ -71,7 +72,7 @@ def build_application(
 
 async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     settings: Settings = application.bot_data["settings"]
-    storage = await Storage.open(settings.database_path)
+    storage = await Storage.open(settings.database_path, synchronous=settings.database_synchronous)
     assert application.job_queue is not None
     scheduler = JobScheduler(application.job_queue)
     presenter = Presenter(storage, application.bot.username, settings.default_language)
@@ -126,13 +127,26 @@ def main() -> int:
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)
     application = build_application(settings)
-    if settings.webhook_url:
-        application.run_webhook(
-            listen=settings.webhook_listen,
-            port=settings.webhook_port,
-            webhook_url=settings.webhook_url,
-            secret_token=settings.webhook_secret,
+    try:
+        if settings.webhook_url:
+            application.run_webhook(
+                listen=settings.webhook_listen,
+                port=settings.webhook_port,
+                webhook_url=settings.webhook_url,
+                secret_token=settings.webhook_secret,
+            )
+        else:
+            application.run_polling(allowed_updates=["message", "callback_query", "my_chat_member"])
+    except InvalidToken:
+        print(
+            "Cannot start: Telegram does not accept this BOT_TOKEN (check it with @BotFather)",
+            file=sys.stderr,
         )
-    else:
-        application.run_polling(allowed_updates=["message", "callback_query", "my_chat_member"])
+        return 2
+    except NetworkError as exc:
+        print(f"Cannot start: cannot reach the Bot API at {settings.bot_api_url} ({exc})", file=sys.stderr)
+        return 2
+    except SchemaTooNew as exc:
+        print(f"Cannot start: {exc}", file=sys.stderr)
+        return 2
     return 0

@@ -27,6 +27,8 @@ class Settings(BaseSettings):
         description="Bot API base URL (a local Bot API server, or a test server).",
     )
     database_path: Path = Field(Path("durak.sqlite3"), description="The SQLite file; created if missing.")
+    # FULL: every move survives a power loss; NORMAL: faster, and still safe if only the process dies.
+    database_synchronous: Literal["FULL", "NORMAL"] = "FULL"
     default_language: Literal["ru", "uk", "en"] = "en"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     # Production: a public HTTPS URL makes the bot use a webhook instead of long polling.
@@ -65,10 +67,9 @@ def load_settings(**overrides: object) -> Settings:
         problems = []
         for error in exc.errors():
             name = str(error["loc"][0]).upper() if error["loc"] else "settings"
-            message = (
-                "is missing (set it in the environment or in .env)"
-                if error["type"] == "missing"
-                else error["msg"]
-            )
-            problems.append(f"{name} {message}")
+            if error["type"] == "missing":
+                problems.append(f"{name} is missing (set it in the environment or in .env)")
+                continue
+            message = str(error.get("ctx", {}).get("error", error["msg"]))
+            problems.append(message if message.startswith(name) else f"{name}: {message}")
         raise SettingsError("; ".join(problems)) from None

@@ -22,11 +22,18 @@ def _user(row: Row) -> User:
 
 
 class Users:
+    """Users are read on every update, so they are cached; every write goes through here and updates it."""
+
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._cache: dict[int, User] = {}
 
     async def seen(self, user: User) -> User:
         """Record what Telegram says of a user (name, username, language); keeps their own settings."""
+        known = await self.get(user.id)
+        telegram = ("first_name", "last_name", "username", "telegram_language")
+        if known is not None and all(getattr(known, f) == getattr(user, f) for f in telegram):
+            return known  # nothing new: no write, no fsync
         await self.db.execute(
             """INSERT INTO users (id, first_name, last_name, username, telegram_language, updated_at)
                VALUES (?, ?, ?, ?, ?, ?)
@@ -35,13 +42,22 @@ class Users:
                    updated_at = excluded.updated_at""",
             (user.id, user.first_name, user.last_name, user.username, user.telegram_language, time.time()),
         )
+        self._forget(user.id)
         found = await self.get(user.id)
         assert found is not None
         return found
 
     async def get(self, user_id: int) -> User | None:
+        if user_id in self._cache:
+            return self._cache[user_id]
         row = await self.db.fetch_one("SELECT * FROM users WHERE id = ?", (user_id,))
-        return _user(row) if row else None
+        if row is None:
+            return None
+        self._cache[user_id] = found = _user(row)
+        return found
+
+    def _forget(self, user_id: int) -> None:
+        self._cache.pop(user_id, None)
 
     async def set_started(self, user_id: int, started: bool = True) -> None:
         """Pressed Start in private (and so unblocked the bot), or stopped it."""
@@ -49,13 +65,16 @@ class Users:
             "UPDATE users SET started = ?, blocked = CASE WHEN ? THEN 0 ELSE blocked END, updated_at = ? WHERE id = ?",
             (int(started), int(started), time.time(), user_id),
         )
+        self._forget(user_id)
 
     async def set_blocked(self, user_id: int, blocked: bool = True) -> None:
         await self.db.execute(
             "UPDATE users SET blocked = ?, updated_at = ? WHERE id = ?", (int(blocked), time.time(), user_id)
         )
+        self._forget(user_id)
 
     async def set_language(self, user_id: int, language: str | None) -> None:
         await self.db.execute(
             "UPDATE users SET language = ?, updated_at = ? WHERE id = ?", (language, time.time(), user_id)
         )
+        self._forget(user_id)

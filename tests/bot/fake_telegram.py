@@ -76,6 +76,8 @@ class FakeTelegram:
     failures: dict[str, list[ApiError]] = field(default_factory=dict)
     commands: dict[str, Any] = field(default_factory=dict)
     migrated: dict[int, int] = field(default_factory=dict)  # a group upgraded to a supergroup: old -> new id
+    _changed: dict[int, asyncio.Event] = field(default_factory=dict)  # per chat: the bot sent or edited
+    _answered: dict[str, asyncio.Event] = field(default_factory=dict)
     _update_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _callback_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _new_update: asyncio.Event = field(default_factory=asyncio.Event)
@@ -159,6 +161,13 @@ class FakeTelegram:
         """The group becomes a supergroup with a new id; the old id answers with migrate_to_chat_id."""
         self.chats[new_id] = {**self.chats[chat_id], "id": new_id, "type": "supergroup"}
         self.migrated[chat_id] = new_id
+
+    def changed(self, chat_id: int) -> asyncio.Event:
+        """Set whenever the bot sends or edits a message in the chat (clear it before waiting again)."""
+        return self._changed.setdefault(chat_id, asyncio.Event())
+
+    def answered(self, callback_id: str) -> asyncio.Event:
+        return self._answered.setdefault(callback_id, asyncio.Event())
 
     def fail_next(self, method: str, error: ApiError) -> None:
         self.failures.setdefault(method, []).append(error)
@@ -308,6 +317,7 @@ class FakeTelegram:
         )
         self.messages.setdefault(chat_id, {})[message.message_id] = message
         self.sent.append(Sent(time.monotonic(), "sendMessage", chat_id, True))
+        self.changed(chat_id).set()
         return self._message_json(message)
 
     async def _api_editMessageText(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -326,6 +336,7 @@ class FakeTelegram:
             )
         message.text, message.reply_markup = params["text"], markup
         self.sent.append(Sent(time.monotonic(), "editMessageText", chat_id, True))
+        self.changed(chat_id).set()
         return self._message_json(message)
 
     async def _api_deleteMessage(self, params: dict[str, Any]) -> bool:
@@ -345,6 +356,7 @@ class FakeTelegram:
                 400, "Bad Request: query is too old and response timeout expired or query ID is invalid"
             )
         self.answers[callback_id].append(params)
+        self.answered(callback_id).set()
         return True
 
     async def _api_getChatMember(self, params: dict[str, Any]) -> dict[str, Any]:
