@@ -92,7 +92,7 @@ async def player(
 
 async def run(tables: int, seconds: float, synchronous: str = "FULL") -> None:
     fake = FakeTelegram()
-    with tempfile.TemporaryDirectory(dir=Path(__file__).resolve().parent) as tmp:
+    with tempfile.TemporaryDirectory() as tmp:
         app = await start_app(
             fake,
             Path(tmp) / "load.sqlite3",

@@ -3,7 +3,7 @@ query times with 100k stored games.
 
     .venv/bin/python bench/storage_speed.py [--moves 3000] [--games 100000]
 
-The database lives in a temporary directory on the same disk as the working tree.
+The database lives in a temporary directory (the system's temp dir).
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ async def main() -> None:
     parser.add_argument("--users", type=int, default=20_000)
     parser.add_argument("--chats", type=int, default=2_000)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(dir=Path(__file__).resolve().parent) as tmp:
+    with tempfile.TemporaryDirectory() as tmp:
         for mode in ("FULL", "NORMAL"):
             rate = await moves_per_second(Path(tmp) / f"moves-{mode}.sqlite3", args.moves, mode)
             print(f"moves persisted per second (synchronous={mode}): {rate:,.0f}")

@@ -171,30 +171,21 @@ async def _lobby_action(
     return None
 
 
+async def _text_for_chat(d: Deps, chat_id: int) -> Text:
+    """Groups read the chat's language, private chats the user's."""
+    return await (d.presenter.group_text(chat_id) if chat_id < 0 else d.presenter.user_text(chat_id))
+
+
 async def help_command(update: Update, context: Context) -> None:
-    d = deps(context)
     message = update.effective_message
-    if message is None:
-        return
-    t = await (
-        d.presenter.group_text(message.chat_id)
-        if message.chat_id < 0
-        else d.presenter.user_text(message.chat_id)
-    )
-    await message.reply_text(t("help.text"))
+    if message is not None:
+        await message.reply_text((await _text_for_chat(deps(context), message.chat_id))("help.text"))
 
 
 async def rules_command(update: Update, context: Context) -> None:
-    d = deps(context)
     message = update.effective_message
-    if message is None:
-        return
-    t = await (
-        d.presenter.group_text(message.chat_id)
-        if message.chat_id < 0
-        else d.presenter.user_text(message.chat_id)
-    )
-    await message.reply_text(t("help.rules"))
+    if message is not None:
+        await message.reply_text((await _text_for_chat(deps(context), message.chat_id))("help.rules"))
 
 
 # ---------------------------------------------------------------------- buttons

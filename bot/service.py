@@ -11,7 +11,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -142,39 +142,49 @@ class TableService:
         self.redraw.table(table.id)
         return Outcome(True, table_id=table.id) if outcome.ok else outcome
 
-    async def join(self, table_id: int, user: User) -> Outcome:
+    async def _lobby(
+        self,
+        table_id: int,
+        change: Callable[[Live], Awaitable[Refusal | None]],
+        *,
+        by: int | None = None,
+        is_admin: bool = False,
+    ) -> Outcome:
+        """Run ``change`` on a table that is still a lobby (by its creator or an admin, if ``by`` is given)."""
         live = self.live.get(table_id)
         if live is None:
             return Outcome.refused(Refusal.NO_TABLE)
         async with live.lock:
             if live.table.status is not TableStatus.LOBBY:
                 return Outcome.refused(Refusal.NOT_LOBBY)
-            if live.seat_of(user.id) is not None:
-                return Outcome.refused(Refusal.ALREADY_SEATED)
-            try:
-                await self.storage.tables.add_seat(table_id, user.id)
-            except SeatTaken:
-                return Outcome.refused(Refusal.FULL)
+            if by is not None and by != live.table.creator_id and not is_admin:
+                return Outcome.refused(Refusal.CREATOR_ONLY)
+            refusal = await change(live)
+            if refusal is not None:
+                return Outcome.refused(refusal)
             await self._reload(live)
         self.redraw.table(table_id)
         return Outcome(True, table_id=table_id)
 
+    async def _seat(self, table_id: int, user_id: int | None) -> Refusal | None:
+        try:
+            await self.storage.tables.add_seat(table_id, user_id, None if user_id else "normal")
+        except SeatTaken:
+            return Refusal.FULL
+        return None
+
+    async def join(self, table_id: int, user: User) -> Outcome:
+        async def seat_user(live: Live) -> Refusal | None:
+            if live.seat_of(user.id) is not None:
+                return Refusal.ALREADY_SEATED
+            return await self._seat(table_id, user.id)
+
+        return await self._lobby(table_id, seat_user)
+
     async def add_bot(self, table_id: int, user_id: int, is_admin: bool) -> Outcome:
-        live = self.live.get(table_id)
-        if live is None:
-            return Outcome.refused(Refusal.NO_TABLE)
-        async with live.lock:
-            if live.table.status is not TableStatus.LOBBY:
-                return Outcome.refused(Refusal.NOT_LOBBY)
-            if user_id != live.table.creator_id and not is_admin:
-                return Outcome.refused(Refusal.CREATOR_ONLY)
-            try:
-                await self.storage.tables.add_seat(table_id, bot_level="normal")
-            except SeatTaken:
-                return Outcome.refused(Refusal.FULL)
-            await self._reload(live)
-        self.redraw.table(table_id)
-        return Outcome(True, table_id=table_id)
+        return await self._lobby(
+            table_id, lambda live: self._seat(table_id, None), by=user_id, is_admin=is_admin
+        )
 
     async def leave(self, table_id: int, user_id: int) -> Outcome:
         """In a lobby the seat is freed; in a game a bot plays it from now on (RULES.md §9)."""
@@ -186,31 +196,24 @@ class TableService:
             return Outcome.refused(Refusal.NOT_SEATED)
         if live.table.status is TableStatus.PLAYING:
             return await self._act(live, seat, TAKE_OVER)
-        async with live.lock:
+
+        async def free(live: Live) -> None:
             await self.storage.tables.remove_seat(table_id, seat)
-            await self._reload(live)
-        self.redraw.table(table_id)
-        return Outcome(True, table_id=table_id)
+
+        return await self._lobby(table_id, free)
 
     async def set_option(
         self, table_id: int, user_id: int, is_admin: bool, options: Options | None
     ) -> Outcome:
-        """Change the options (None: toggle the options keyboard only)."""
-        live = self.live.get(table_id)
-        if live is None:
-            return Outcome.refused(Refusal.NO_TABLE)
-        async with live.lock:
-            if live.table.status is not TableStatus.LOBBY:
-                return Outcome.refused(Refusal.NOT_LOBBY)
-            if user_id != live.table.creator_id and not is_admin:
-                return Outcome.refused(Refusal.CREATOR_ONLY)
+        """Change the options (None: show or hide the options keyboard)."""
+
+        async def change(live: Live) -> None:
             if options is None:
                 live.editing_options = not live.editing_options
             else:
                 await self.storage.tables.set_options(table_id, options)
-                await self._reload(live)
-        self.redraw.table(table_id)
-        return Outcome(True, table_id=table_id)
+
+        return await self._lobby(table_id, change, by=user_id, is_admin=is_admin)
 
     async def cancel(self, table_id: int, user_id: int, is_admin: bool) -> Outcome:
         live = self.live.get(table_id)

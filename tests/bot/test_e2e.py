@@ -3,6 +3,7 @@ buttons they are shown."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import random
 
@@ -249,8 +250,13 @@ async def test_a_player_who_blocked_the_bot_is_recorded_and_their_seat_plays_on(
     fake.started.discard(2)  # Bob blocks the bot: messages to him now fail with 403
     await start(harness, lobby)
     await fake.wait_for(lambda: any(not s.ok and s.chat_id == 2 for s in fake.sent), what="a refused send")
-    bob = await harness.deps.storage.users.get(2)
-    assert bob is not None and bob.blocked
+    for _ in range(200):  # the sender records it right after the refused send
+        bob = await harness.deps.storage.users.get(2)
+        if bob is not None and bob.blocked:
+            break
+        await asyncio.sleep(0.01)
+    else:
+        raise AssertionError("Bob's block was not recorded")
     # The game goes on: Bob's seat answers by its timer.
     live = harness.deps.service.live[table_id(lobby)]
     assert live.game is not None and not live.game.over
