@@ -221,14 +221,12 @@ async def button(update: Update, context: Context) -> None:
 
 
 def _pick(d: Deps, user_id: int, press: PickPress | HandPress) -> Outcome:
-    live = d.service.live.get(press.table_id)
-    if live is None or live.game is None:
-        return Outcome.refused(Refusal.NO_TABLE)
-    seat = live.seat_of(user_id)
-    if seat is None:
-        return Outcome.refused(Refusal.NOT_YOURS)
+    found = d.service.seat_in_game(press.table_id, user_id)
+    if isinstance(found, Refusal):
+        return Outcome.refused(found)
+    live, seat = found
     if isinstance(press, PickPress):
-        if press.version != live.game.version:
+        if live.game is None or press.version != live.game.version:
             return Outcome.refused(Refusal.STALE)
         d.presenter.pick(press.table_id, seat, press.card)
     else:

@@ -260,25 +260,25 @@ class TableService:
 
     # ------------------------------------------------------------------ play
 
-    async def press(self, table_id: int, user_id: int, version: int, move: Move) -> Outcome:
+    def seat_in_game(self, table_id: int, user_id: int) -> tuple[Live, int] | Refusal:
+        """The game a user plays at this table and their seat, or why there is none."""
         live = self.live.get(table_id)
         if live is None or live.game is None:
-            return Outcome.refused(Refusal.NO_TABLE)
+            return Refusal.NO_TABLE
         seat = live.seat_of(user_id)
-        if seat is None:
-            return Outcome.refused(Refusal.NOT_YOURS)
-        if version != live.game.version:
-            return Outcome.refused(Refusal.STALE)
-        return await self._act(live, seat, move_str(move), version=version)
+        return Refusal.NOT_YOURS if seat is None else (live, seat)
+
+    async def press(self, table_id: int, user_id: int, version: int, move: Move) -> Outcome:
+        found = self.seat_in_game(table_id, user_id)
+        if isinstance(found, Refusal):
+            return Outcome.refused(found)
+        return await self._act(found[0], found[1], move_str(move), version=version)
 
     async def reclaim(self, table_id: int, user_id: int) -> Outcome:
-        live = self.live.get(table_id)
-        if live is None or live.game is None:
-            return Outcome.refused(Refusal.NO_TABLE)
-        seat = live.seat_of(user_id)
-        if seat is None:
-            return Outcome.refused(Refusal.NOT_YOURS)
-        return await self._act(live, seat, RECLAIM)
+        found = self.seat_in_game(table_id, user_id)
+        if isinstance(found, Refusal):
+            return Outcome.refused(found)
+        return await self._act(found[0], found[1], RECLAIM)
 
     async def timeout(self, table_id: int, version: int) -> None:
         """The deadline job fired; nothing happens if the table moved on meanwhile."""
