@@ -2,9 +2,10 @@
 
     .venv/bin/python bench/load.py [--tables 100 1000] [--seconds 60]
 
-Each table has two players who press a random button of their hand message as soon as it shows one. Prints
-press-to-answer latency (p50, p99), moves applied per second, and the process's peak RSS. The fake API runs
-in the same process and event loop as the bot, so the figures include its cost too.
+The bot runs as its own process (``python -m bot``) and talks real HTTP on 127.0.0.1 to the fake Bot API,
+which runs here with the simulated users: each table has two players who press a random button of their hand
+message whenever it shows a new one. Prints press-to-answer latency (p50, p99), accepted moves per second,
+and the bot process's peak RSS.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import random
-import resource
 import statistics
 import sys
 import tempfile
@@ -23,8 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.callbacks import MovePress, PickPress, decode
-from tests.bot.conftest import start_app, stop_app
-from tests.bot.fake_telegram import FakeTelegram
+from tests.bot.fake_telegram import TOKEN, FakeTelegram
 from tests.bot.players import hand_message
 
 
@@ -92,41 +92,63 @@ async def player(
 
 async def run(tables: int, seconds: float, synchronous: str = "FULL") -> None:
     fake = FakeTelegram()
+    runner, port = await fake.serve()
     with tempfile.TemporaryDirectory() as tmp:
-        app = await start_app(
-            fake,
-            Path(tmp) / "load.sqlite3",
-            private_redraw_interval=0.05,
-            bot_move_delay=0.5,
-            database_synchronous=synchronous,
+        env = {
+            **os.environ,
+            "BOT_TOKEN": TOKEN,
+            "BOT_API_URL": f"http://127.0.0.1:{port}/bot",
+            "DATABASE_PATH": str(Path(tmp) / "load.sqlite3"),
+            "DATABASE_SYNCHRONOUS": synchronous,
+            "PRIVATE_REDRAW_INTERVAL": "0.05",
+            "BOT_MOVE_DELAY": "0.5",
+            "RATE_LIMITER": "false",
+            "LOG_LEVEL": "WARNING",
+        }
+        profile = (
+            ["-m", "cProfile", "-o", os.environ["BENCH_PROFILE"]] if os.environ.get("BENCH_PROFILE") else []
         )
+        bot = await asyncio.create_subprocess_exec(sys.executable, *profile, "-m", "bot", env=env, cwd=tmp)
         try:
+            await fake.wait_for(lambda: fake.commands, timeout=60, what="the bot to start")
             players = await setup(fake, tables)
-            service = app.bot_data["deps"].service
             await fake.wait_for(
-                lambda: sum(1 for live in service.live.values() if live.game) == tables,
-                timeout=120,
+                lambda: all(hand_message(fake, a) or hand_message(fake, b) for a, b in players),
+                timeout=300,
                 what="deals",
             )
-            moves_before = sum(live.seq for live in service.live.values())
             latencies: list[float] = []
+            accepted_before = _accepted(fake)
             rng = random.Random(tables)
             until = time.monotonic() + seconds
             started = time.monotonic()
             await asyncio.gather(*(player(fake, u, until, latencies, rng) for pair in players for u in pair))
             elapsed = time.monotonic() - started
-            moves = sum(live.seq for live in service.live.values()) - moves_before
-            finished = sum(1 for live in service.live.values() if live.result is not None)
+            moves = _accepted(fake) - accepted_before
+            rss = _peak_rss_mib(bot.pid)
         finally:
-            await stop_app(app)
+            bot.terminate()
+            await bot.wait()
+            await runner.cleanup()
     latencies.sort()
     p50 = statistics.median(latencies) * 1000 if latencies else float("nan")
     p99 = latencies[int(len(latencies) * 0.99)] * 1000 if latencies else float("nan")
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"{tables:>6} tables ({synchronous}): {len(latencies):>7,} presses, press→answer p50 {p50:6.1f} ms, p99 {p99:7.1f} ms, "
-        f"{moves / elapsed:7.1f} moves/s, {finished} games finished, peak RSS {rss:,.0f} MiB"
+        f"{tables:>6} tables ({synchronous}): {len(latencies):>7,} presses, press→answer p50 {p50:6.1f} ms, "
+        f"p99 {p99:7.1f} ms, {moves / elapsed:7.1f} accepted moves/s, bot peak RSS {rss:,.0f} MiB"
     )
+
+
+def _accepted(fake: FakeTelegram) -> int:
+    """Presses the bot took (answered without an alert)."""
+    return sum(1 for answers in fake.answers.values() if answers and not answers[0].get("show_alert"))
+
+
+def _peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def main() -> None:

@@ -217,18 +217,25 @@ class FakeTelegram:
         return data
 
     async def _handle(self, request: httpx.Request) -> httpx.Response:
-        method = request.url.path.rsplit("/", 1)[-1]
+        status, body = await self.call(request.url.path.rsplit("/", 1)[-1], request.content)
+        return httpx.Response(status, json=body)
+
+    async def call(self, method: str, content: bytes) -> tuple[int, dict[str, Any]]:
+        """One Bot API call: the method name and the form-encoded body PTB sends; (HTTP status, JSON body)."""
         params: dict[str, Any] = {}
-        for key, value in parse_qsl(request.content.decode(), keep_blank_values=True):
+        for key, value in parse_qsl(content.decode(), keep_blank_values=True):
             try:
                 params[key] = json.loads(value)
             except json.JSONDecodeError:
                 params[key] = value
+        api = getattr(self, f"_api_{method}", None)
+        if api is None:
+            return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
         try:
             queued = self.failures.get(method)
             if queued:
                 raise queued.pop(0)
-            result = await getattr(self, f"_api_{method}")(params)
+            result = await api(params)
         except ApiError as err:
             chat = params.get("chat_id")
             if isinstance(chat, int) and method in (
@@ -242,10 +249,27 @@ class FakeTelegram:
                 body["parameters"] = {"retry_after": err.retry_after}
             if err.migrate_to is not None:
                 body["parameters"] = {"migrate_to_chat_id": err.migrate_to}
-            return httpx.Response(err.code, json=body)
-        except AttributeError:
-            return httpx.Response(404, json={"ok": False, "error_code": 404, "description": "Not Found"})
-        return httpx.Response(200, json={"ok": True, "result": result})
+            return err.code, body
+        return 200, {"ok": True, "result": result}
+
+    async def serve(self, host: str = "127.0.0.1", port: int = 0) -> tuple[Any, int]:
+        """Serve the fake over real HTTP (aiohttp) for a bot in another process; returns (runner, port)."""
+        from aiohttp import web
+
+        async def handle(request: web.Request) -> web.Response:
+            status, body = await self.call(request.match_info["method"], await request.read())
+            return web.json_response(body, status=status)
+
+        app = web.Application()
+        app.router.add_post("/bot{token}/{method}", handle)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, host, port)
+        await site.start()
+        server = site._server
+        assert server is not None
+        sockets = getattr(server, "sockets", None) or []
+        return runner, int(sockets[0].getsockname()[1])
 
     async def _api_getMe(self, params: dict[str, Any]) -> dict[str, Any]:
         return {
