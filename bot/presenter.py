@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import html
 import time
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
@@ -123,7 +122,7 @@ class Presenter(Redraw):
         t = await self.user_text(user_id)
         v = view(live.game, seat)
         selected = self.selected.get((live.table.id, seat))
-        title = html.unescape(live.chat_title) or str(live.table.chat_id)
+        title = live.chat_title or str(live.table.chat_id)
         text = hand_text(v, live.names, t, title, selected=selected)
         keyboard = None if live.game.over else hand_keyboard(v, live.table.id, t, selected=selected)
         return Draft(user_id, live.table.seats[seat].hand_message_id, text, keyboard)

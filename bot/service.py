@@ -29,6 +29,7 @@ from storage.results import result_from_engine
 log = logging.getLogger(__name__)
 
 RECENT = 4  # action lines kept for the table message
+CLOSED_KEPT = 600.0  # seconds a finished or cancelled table stays in memory for its last redraws
 
 
 class Refusal(StrEnum):
@@ -77,6 +78,7 @@ class Live:
     ratings: dict[int, tuple[float, float]] = field(default_factory=dict)
     recent: deque[Event] = field(default_factory=lambda: deque(maxlen=RECENT))
     editing_options: bool = False
+    closed_at: float | None = None  # when it finished or was cancelled
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def seat_of(self, user_id: int) -> int | None:
@@ -131,6 +133,7 @@ class TableService:
     async def open_lobby(
         self, chat_id: int, thread_id: int, creator: User, chat_title: str, options: Options
     ) -> Outcome:
+        self._prune()
         try:
             table = await self.storage.tables.create(chat_id, thread_id, creator.id, options)
         except TableExists:
@@ -378,8 +381,14 @@ class TableService:
         assert table is not None
         live.table = table
         live.names = [await self._name(s.user_id, i) for i, s in enumerate(table.seats)]
-        if table.status not in (TableStatus.LOBBY, TableStatus.PLAYING) and live.result is None:
-            self.live.pop(table.id, None)
+        if table.status not in (TableStatus.LOBBY, TableStatus.PLAYING) and live.closed_at is None:
+            live.closed_at = self.clock()
+
+    def _prune(self) -> None:
+        """Forget tables closed a while ago (their last messages are long drawn): memory stays bounded."""
+        horizon = self.clock() - CLOSED_KEPT
+        for table_id in [t for t, live in self.live.items() if live.closed_at and live.closed_at < horizon]:
+            del self.live[table_id]
 
     async def _name(self, user_id: int | None, seat: int) -> str:
         if user_id is None:

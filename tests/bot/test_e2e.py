@@ -276,3 +276,21 @@ async def test_a_group_that_became_a_supergroup_is_followed(harness: Harness) ->
     table = await harness.deps.storage.tables.get(table_id(lobby))
     assert table is not None and table.chat_id == -1009
     assert await harness.deps.storage.chats.get(GROUP) is None
+
+
+async def test_the_creator_cancels_a_game_and_the_group_is_told(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    fake.send(2, GROUP, "/cancel")  # not the creator, not an admin
+    await fake.wait_for(
+        lambda: any("Only the table's creator" in m.text for m in fake.bot_messages(GROUP)), what="a refusal"
+    )
+    fake.send(1, GROUP, "/cancel")
+    await fake.wait_for(
+        lambda: "cancelled" in fake.messages[GROUP][lobby.message_id].text, what="the cancelled table"
+    )
+    fake.send(1, GROUP, "/newgame")  # the chat is free for a new table
+    await fake.wait_for(
+        lambda: len([m for m in fake.bot_messages(GROUP) if "New game" in m.text]) == 1, what="a new lobby"
+    )
