@@ -294,3 +294,45 @@ async def test_the_creator_cancels_a_game_and_the_group_is_told(harness: Harness
     await fake.wait_for(
         lambda: len([m for m in fake.bot_messages(GROUP) if "New game" in m.text]) == 1, what="a new lobby"
     )
+
+
+async def test_leaving_a_game_hands_the_seat_to_a_bot(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    fake.send(2, GROUP, "/leave")
+    tid = table_id(lobby)
+    await fake.wait_for(
+        lambda: (m := hand_message(fake, 2)) is not None and [d for _, d in m.buttons()] == [f"b:{tid}"],
+        what="Bob's I'm back button",
+    )
+    live = harness.deps.service.live[tid]
+    assert live.game is not None and live.game.is_auto(1)
+    # The bot plays Bob's seat; Ann plays on alone and the game ends.
+    result = await play_until_over(fake, GROUP, [1], random.Random(4))
+    assert "Bob" in result
+
+
+async def test_a_player_at_two_tables_gets_two_titled_hand_messages(harness: Harness) -> None:
+    fake = harness.fake
+    await welcome(harness, ["Ann", "Bob"])
+    fake.add_group(-200, "Workmates")
+    for group in (GROUP, -200):
+        fake.send(1, group, "/newgame")
+        lobby: Message = await fake.wait_for(lambda g=group: fake.last(g), what="a lobby")  # type: ignore[misc]
+        await press_and_wait(fake, 2, group, lobby.message_id, f"L:{table_id(lobby)}:join")
+        await fake.wait_for(
+            lambda g=group, m=lobby: "Bob" in fake.messages[g][m.message_id].text, what="Bob seated"
+        )  # type: ignore[misc]
+        await start(harness, lobby) if group == GROUP else await press_and_wait(
+            fake, 1, group, lobby.message_id, f"L:{table_id(lobby)}:start"
+        )
+    hands = await fake.wait_for(
+        lambda: (
+            len([m for m in fake.bot_messages(1) if m.reply_markup is not None]) == 2
+            and [m for m in fake.bot_messages(1) if m.reply_markup is not None]
+        ),
+        what="two hand messages",
+    )
+    titles = sorted(m.text.splitlines()[0] for m in hands)
+    assert titles == ["<b>Your hand · Friends</b>", "<b>Your hand · Workmates</b>"]
