@@ -319,14 +319,10 @@ async def test_a_player_at_two_tables_gets_two_titled_hand_messages(harness: Har
     fake.add_group(-200, "Workmates")
     for group in (GROUP, -200):
         fake.send(1, group, "/newgame")
-        lobby: Message = await fake.wait_for(lambda g=group: fake.last(g), what="a lobby")  # type: ignore[misc]
+        lobby = await _lobby_in(harness, group)
         await press_and_wait(fake, 2, group, lobby.message_id, f"L:{table_id(lobby)}:join")
-        await fake.wait_for(
-            lambda g=group, m=lobby: "Bob" in fake.messages[g][m.message_id].text, what="Bob seated"
-        )  # type: ignore[misc]
-        await start(harness, lobby) if group == GROUP else await press_and_wait(
-            fake, 1, group, lobby.message_id, f"L:{table_id(lobby)}:start"
-        )
+        await fake.wait_for(lambda: "Bob" in fake.messages[group][lobby.message_id].text, what="Bob seated")  # noqa: B023
+        await press_and_wait(fake, 1, group, lobby.message_id, f"L:{table_id(lobby)}:start")
     hands = await fake.wait_for(
         lambda: (
             len([m for m in fake.bot_messages(1) if m.reply_markup is not None]) == 2
@@ -336,3 +332,8 @@ async def test_a_player_at_two_tables_gets_two_titled_hand_messages(harness: Har
     )
     titles = sorted(m.text.splitlines()[0] for m in hands)
     assert titles == ["<b>Your hand · Friends</b>", "<b>Your hand · Workmates</b>"]
+
+
+async def _lobby_in(h: Harness, chat_id: int) -> Message:
+    found: Message = await h.fake.wait_for(lambda: h.fake.last(chat_id), what="a lobby")
+    return found
