@@ -44,6 +44,7 @@ def build_application(
         .base_url(settings.bot_api_url)
         .concurrent_updates(True)  # tables are serialised by their own locks, not by PTB
         .post_init(_started)
+        .post_stop(_stopping)
         .post_shutdown(_stopped)
     )
     if settings.rate_limiter:
@@ -109,10 +110,14 @@ async def _commands(application: Application[Any, Any, Any, Any, Any, Any]) -> N
             await application.bot.set_my_commands(commands, scope=scope, language_code=language)
 
 
-async def _stopped(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+async def _stopping(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Before the bot's HTTP client closes: stop the redraw tasks (the database already has everything)."""
     sender: Sender | None = application.bot_data.get("sender")
     if sender is not None:
         await sender.close()
+
+
+async def _stopped(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     found: Deps | None = application.bot_data.get("deps")
     if found is not None:
         await found.storage.close()
