@@ -14,17 +14,15 @@ RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 RANK_CODES = "23456789TJQKA"
 SUITS = ("♠", "♣", "♦", "♥")
 SUIT_CODES = "scdh"
-SUIT_NAMES = ("spades", "clubs", "diamonds", "hearts")
 
 SIX = 4  # the rank index of a six: "pogony" are sixes
 
 RANK_MASK = tuple(0xF << (4 * r) for r in range(13))
 SUIT_MASK = tuple(sum(1 << (4 * r + s) for r in range(13)) for s in range(4))
-ALL_CARDS = (1 << 52) - 1
 
 # The lowest rank of each deck size: 24 cards start at 9, 36 at 6, 52 at 2.
 _LOWEST_RANK = {24: 7, 36: 4, 52: 0}
-DECK_MASK = {size: ALL_CARDS & ~((1 << (4 * low)) - 1) for size, low in _LOWEST_RANK.items()}
+DECK_MASK = {size: ((1 << 52) - 1) & ~((1 << (4 * low)) - 1) for size, low in _LOWEST_RANK.items()}
 
 # BEATERS[trump][card]: every card (of any deck) that may cover ``card`` when ``trump`` is the trump suit.
 BEATERS: tuple[tuple[int, ...], ...] = tuple(
@@ -36,20 +34,8 @@ BEATERS: tuple[tuple[int, ...], ...] = tuple(
 )
 
 
-def rank(card: int) -> int:
-    return card >> 2
-
-
-def suit(card: int) -> int:
-    return card & 3
-
-
 def make(rank_index: int, suit_index: int) -> int:
     return rank_index * 4 + suit_index
-
-
-def bit(card: int) -> int:
-    return 1 << card
 
 
 def cards_of(mask: int) -> Iterator[int]:
@@ -70,20 +56,6 @@ def mask_of(cards: Iterable[int]) -> int:
 def lowest(mask: int) -> int:
     """The lowest card of a non-empty mask (lowest rank, then suit order ♠ ♣ ♦ ♥)."""
     return (mask & -mask).bit_length() - 1
-
-
-def ranks_mask(mask: int) -> int:
-    """Every card whose rank occurs in ``mask``: the set a thrower may add from."""
-    spread = 0
-    while mask:
-        low = mask & -mask
-        spread |= RANK_MASK[(low.bit_length() - 1) >> 2]
-        mask &= ~spread
-    return spread
-
-
-def beats(cover: int, attack: int, trump: int) -> bool:
-    return bool(BEATERS[trump][attack] >> cover & 1)
 
 
 def card_str(card: int) -> str:

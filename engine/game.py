@@ -252,7 +252,7 @@ class Game:
                 if not hand_masks[s]:
                     g._go_out(s)
         g.opening = g._opening(lead, loser)
-        g._start_bout(g.opening_seat(lead, loser), None)
+        g._start_bout(g._opening_seat(lead, loser), None)
         if g.opening[1] >= 0:
             g.known[g.lead] |= 1 << g.opening[1]  # everybody is told which card makes them lead
         return g
@@ -270,7 +270,7 @@ class Game:
             return (Opening.LOWEST_TRUMP, min(lowest(t) for t in trumps if t))
         return (Opening.LOWEST_CARD, min(lowest(h) for h in self.hands if h))
 
-    def opening_seat(self, lead: int | None, loser: int | None) -> int:
+    def _opening_seat(self, lead: int | None, loser: int | None) -> int:
         reason, card = self.opening
         if reason == Opening.CHOSEN:
             assert lead is not None
