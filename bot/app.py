@@ -31,8 +31,8 @@ from storage import SchemaTooNew, Storage
 
 log = logging.getLogger("bot")
 
-GROUP_COMMANDS = ("newgame", "join", "leave", "startgame", "cancel", "rules", "help")
-PRIVATE_COMMANDS = ("start", "rules", "help")
+GROUP_COMMANDS = ("newgame", "join", "leave", "startgame", "cancel", "top", "stats", "rules", "help")
+PRIVATE_COMMANDS = ("start", "top", "stats", "rules", "help")
 
 
 def build_application(
@@ -63,9 +63,11 @@ def build_application(
     application.add_handler(
         CommandHandler(["join", "leave", "startgame", "cancel"], handlers.table_command, filters=groups)
     )
-    # Everywhere: help and rules.
+    # Everywhere: help, rules, leaderboards and statistics.
     application.add_handler(CommandHandler("help", handlers.help_command))
     application.add_handler(CommandHandler("rules", handlers.rules_command))
+    application.add_handler(CommandHandler("top", handlers.top_command))
+    application.add_handler(CommandHandler("stats", handlers.stats_command))
     # Buttons: the lobby, moves, the two-step cover, "I'm back".
     application.add_handler(CallbackQueryHandler(handlers.button))
     return application

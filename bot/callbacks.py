@@ -1,7 +1,7 @@
 """Callback data of inline buttons: compact, at most 64 bytes, and tied to a table's state version so a
 press on an out-of-date keyboard is recognised instead of applied.
 
-``L:<table>:<action>[:<option>]`` a lobby button (join, leave, add bot, options, start, cycle an option) ·
+``T:<c|g>:<game type>:<page>`` a leaderboard page · ``L:<table>:<action>[:<option>]`` a lobby button (join, leave, add bot, options, start, cycle an option) ·
 ``m:<table>:<version>:<move>`` a move · ``k:<table>:<version>:<card>`` a card picked to cover with, when it
 could cover several attack cards (the second step asks which) · ``h:<table>`` show the hand again (leaves
 that second step) · ``b:<table>`` "I'm back".
@@ -42,6 +42,16 @@ class BackPress:
 
 
 LOBBY_ACTIONS = ("join", "leave", "bot", "options", "done", "start", "set")
+GAME_TYPES = ("throw_in", "transfer")
+
+
+@dataclass(frozen=True, slots=True)
+class BoardPress:
+    """A leaderboard page: ``scope`` "c" for the chat the message is in, "g" for the global board."""
+
+    scope: str
+    game_type: str
+    page: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +61,7 @@ class LobbyPress:
     option: str = ""  # with "set": the option to change
 
 
-Press = MovePress | PickPress | HandPress | BackPress | LobbyPress
+Press = MovePress | PickPress | HandPress | BackPress | LobbyPress | BoardPress
 
 
 def encode(press: Press) -> str:
@@ -59,6 +69,8 @@ def encode(press: Press) -> str:
         data = f"m:{press.table_id}:{press.version}:{move_str(press.move)}"
     elif isinstance(press, PickPress):
         data = f"k:{press.table_id}:{press.version}:{card_code(press.card)}"
+    elif isinstance(press, BoardPress):
+        data = f"T:{press.scope}:{press.game_type}:{press.page}"
     elif isinstance(press, LobbyPress):
         data = f"L:{press.table_id}:{press.action}" + (f":{press.option}" if press.option else "")
     elif isinstance(press, HandPress):
@@ -83,6 +95,8 @@ def decode(data: str | None) -> Press | None:
             if (parts[2] == "set") != bool(option) or (not option.replace("_", "").isalnum() and option):
                 return None
             return LobbyPress(_number(parts[1]), parts[2], option)
+        if parts[0] == "T" and len(parts) == 4 and parts[1] in ("c", "g") and parts[2] in GAME_TYPES:
+            return BoardPress(parts[1], parts[2], _number(parts[3]))
         if parts[0] == "h" and len(parts) == 2:
             return HandPress(_number(parts[1]))
         if parts[0] in ("m", "k") and len(parts) == 4:

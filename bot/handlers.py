@@ -6,19 +6,22 @@ redraws happen in the sender's per-chat tasks.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
-from telegram import Chat, Message, Update
-from telegram.constants import ChatMemberStatus, ChatType
+from telegram import CallbackQuery, Chat, InlineKeyboardMarkup, Message, Update
+from telegram.constants import ChatMemberStatus, ChatType, ParseMode
+from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
-from bot.callbacks import BackPress, HandPress, LobbyPress, MovePress, PickPress, decode
+from bot.callbacks import BackPress, BoardPress, HandPress, LobbyPress, MovePress, PickPress, decode
 from bot.i18n import Text
 from bot.lobby import CHOICES, cycle
 from bot.presenter import Presenter
 from bot.service import Outcome, Refusal, TableService
+from bot.standings import MIN_GAMES, PAGE, board_keyboard, board_text, stats_text
 from engine import Options
-from storage import Storage
+from storage import GLOBAL, Storage
 from storage.records import User
 
 Context = ContextTypes.DEFAULT_TYPE
@@ -188,6 +191,68 @@ async def rules_command(update: Update, context: Context) -> None:
         await message.reply_text((await _text_for_chat(deps(context), message.chat_id))("help.rules"))
 
 
+# ---------------------------------------------------------------------- leaderboards and stats
+
+
+async def _board(
+    d: Deps, chat_id: int, scope: str, game_type: str, page: int
+) -> tuple[str, InlineKeyboardMarkup]:
+    t = await _text_for_chat(d, chat_id)
+    board_chat = GLOBAL if scope == "g" or chat_id > 0 else chat_id
+    leaders = await d.storage.results.leaderboard(
+        board_chat, game_type, limit=PAGE + 1, offset=page * PAGE, min_games=MIN_GAMES
+    )
+    text = board_text(leaders[:PAGE], t, game_type=game_type, scope=scope, page=page)
+    return text, board_keyboard(t, game_type=game_type, scope=scope, page=page, more=len(leaders) > PAGE)
+
+
+async def top_command(update: Update, context: Context) -> None:
+    """/top: this group's leaderboard; /top global (or /top in private): everybody's."""
+    d = deps(context)
+    message = update.effective_message
+    if message is None:
+        return
+    await _group(d, update.effective_chat)
+    scope = "g" if message.chat_id > 0 or (context.args and context.args[0].lower() == "global") else "c"
+    text, keyboard = await _board(d, message.chat_id, scope, "throw_in", 0)
+    await message.reply_text(text, parse_mode=ParseMode.HTML, reply_markup=keyboard)
+
+
+async def stats_command(update: Update, context: Context) -> None:
+    """/stats: your statistics, or those of the user whose message you reply to."""
+    d = deps(context)
+    message = update.effective_message
+    user = await _user(d, update)
+    if message is None or user is None:
+        return
+    await _group(d, update.effective_chat)
+    subject = user
+    replied = message.reply_to_message.from_user if message.reply_to_message else None
+    if replied is not None and not replied.is_bot:
+        subject = await d.storage.users.seen(
+            User(
+                id=replied.id,
+                first_name=replied.first_name,
+                last_name=replied.last_name,
+                username=replied.username,
+            )
+        )
+    here = await d.storage.results.stats(subject.id, message.chat_id) if message.chat_id < 0 else []
+    everywhere = await d.storage.results.stats(subject.id, GLOBAL)
+    t = await _text_for_chat(d, message.chat_id)
+    await message.reply_text(stats_text(subject.display_name, here, everywhere, t), parse_mode=ParseMode.HTML)
+
+
+async def _board_press(d: Deps, query: CallbackQuery, press: BoardPress) -> None:
+    if query.message is None:
+        await query.answer()
+        return
+    text, keyboard = await _board(d, query.message.chat.id, press.scope, press.game_type, press.page)
+    await query.answer()
+    with contextlib.suppress(BadRequest):  # pressing the page already shown: "message is not modified"
+        await query.edit_message_text(text, parse_mode=ParseMode.HTML, reply_markup=keyboard)
+
+
 # ---------------------------------------------------------------------- buttons
 
 
@@ -203,6 +268,9 @@ async def button(update: Update, context: Context) -> None:
         await query.answer(t("alert.stale"), show_alert=True)
         return
     outcome: Outcome | None
+    if isinstance(press, BoardPress):
+        await _board_press(d, query, press)
+        return
     if isinstance(press, MovePress):
         outcome = await d.service.press(press.table_id, user.id, press.version, press.move)
     elif isinstance(press, BackPress):

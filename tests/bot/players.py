@@ -47,10 +47,11 @@ async def play_until_over(
     """Everybody presses one of their shown buttons at random until the group gets the result (or, with
     ``allow_unfinished``, until ``limit`` presses). ``check`` runs after every press."""
     presses = 0
+    earlier = len([m for m in fake.bot_messages(chat_id) if "Game over" in m.text])
     while presses < limit:
-        result = next((m.text for m in fake.bot_messages(chat_id) if "Game over" in m.text), None)
-        if result:
-            return result
+        results = [m.text for m in fake.bot_messages(chat_id) if "Game over" in m.text]
+        if len(results) > earlier:
+            return results[-1]
         pressed = False
         for user in rng.sample(users, len(users)):
             message = hand_message(fake, user)

@@ -337,3 +337,41 @@ async def test_a_player_at_two_tables_gets_two_titled_hand_messages(harness: Har
 async def _lobby_in(h: Harness, chat_id: int) -> Message:
     found: Message = await h.fake.wait_for(lambda: h.fake.last(chat_id), what="a lobby")
     return found
+
+
+async def test_leaderboard_and_stats_after_three_games(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    for game in range(3):
+        if game:
+            fake.send(1, GROUP, "/newgame")
+            lobby = await fake.wait_for(
+                lambda: next((m for m in reversed(fake.bot_messages(GROUP)) if "New game" in m.text), None),
+                what="a lobby",
+            )
+            await press_and_wait(fake, 2, GROUP, lobby.message_id, f"L:{table_id(lobby)}:join")
+            await fake.wait_for(
+                lambda: "Bob" in fake.messages[GROUP][lobby.message_id].text, what="Bob seated"
+            )
+        await start(harness, lobby)
+        await play_until_over(fake, GROUP, [1, 2], random.Random(game))
+    fake.send(1, GROUP, "/top")
+    board = await fake.wait_for(
+        lambda: next((m for m in fake.bot_messages(GROUP) if "Leaderboard" in m.text), None), what="/top"
+    )
+    assert "1. " in board.text and "Ann" in board.text and "Bob" in board.text
+    transfer = next(data for label, data in board.buttons() if "transfer" in label)
+    await press_and_wait(fake, 2, GROUP, board.message_id, transfer)
+    await fake.wait_for(
+        lambda: "Nobody yet" in fake.messages[GROUP][board.message_id].text, what="the transfer board"
+    )
+    fake.send(2, GROUP, "/top global")
+    await fake.wait_for(
+        lambda: any("Global leaderboard" in m.text for m in fake.bot_messages(GROUP)), what="/top global"
+    )
+    fake.send(2, GROUP, "/stats")
+    stats = await fake.wait_for(
+        lambda: next((m for m in fake.bot_messages(GROUP) if "Statistics of Bob" in m.text), None),
+        what="/stats",
+    )
+    assert "3 games" in stats.text and "In this chat" in stats.text and "rank" in stats.text

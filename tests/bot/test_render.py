@@ -133,3 +133,34 @@ def test_result_messages(language: str, durak: str, draw: str, pogony: str) -> N
     do(g, 1, "c7s8s")
     assert g.result is not None
     assert draw in result_text(g.result, NAMES, t, rated=False)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_leaderboards_and_stats_render_in_every_language(language: str) -> None:
+    from bot.standings import board_keyboard, board_text, stats_text
+    from storage.records import Leader, PlayerStats
+
+    t = texts(language)
+    leaders = [
+        Leader(rank=i + 1, user_id=i, name=f"<Player {i}>", rating=30.0 - i, games=5) for i in range(10)
+    ]
+    text = board_text(leaders, t, game_type="transfer", scope="c", page=0)
+    assert "&lt;Player 0&gt;" in text and "<Player" not in text and len(text) <= MAX_TEXT
+    keyboard = board_keyboard(t, game_type="transfer", scope="c", page=1, more=True)
+    pages = [decode(str(b.callback_data)) for row in keyboard.inline_keyboard for b in row]
+    assert len(pages) == 4  # two game types, back, more
+    stats = PlayerStats(
+        user_id=1,
+        game_type="throw_in",
+        games=21,
+        wins=10,
+        durak=5,
+        draws=1,
+        pogony=2,
+        average_place=1.5,
+        rating=12.3,
+        rank=2,
+    )
+    text = stats_text("Ann & co", [stats], [stats], t)
+    assert "Ann &amp; co" in text and "12.3" in text
+    assert {"en": "21 games", "ru": "21 игра", "uk": "21 гра"}[language] in text

@@ -1,0 +1,74 @@
+"""Leaderboards and personal statistics: pure rendering to text and page buttons."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.callbacks import GAME_TYPES, BoardPress, encode
+from bot.i18n import Text
+from storage.records import Leader, PlayerStats
+
+PAGE = 10
+MIN_GAMES = 3  # games a player needs to appear on a leaderboard
+
+
+def board_text(leaders: Sequence[Leader], t: Text, *, game_type: str, scope: str, page: int) -> str:
+    title = t("top.title_global" if scope == "g" else "top.title_chat", variant=t(f"variant.{game_type}"))
+    lines = [f"<b>{title}</b>", ""]
+    if not leaders:
+        lines.append(t("top.empty", games=MIN_GAMES) if page == 0 else t("top.no_more"))
+    for leader in leaders:
+        lines.append(
+            t(
+                "top.line",
+                rank=leader.rank,
+                name=html.escape(leader.name),
+                rating=f"{leader.rating:.1f}",
+                games=leader.games,
+            )
+        )
+    return "\n".join(lines)
+
+
+def board_keyboard(t: Text, *, game_type: str, scope: str, page: int, more: bool) -> InlineKeyboardMarkup:
+    def press(label: str, kind: str, to_page: int) -> InlineKeyboardButton:
+        return InlineKeyboardButton(label, callback_data=encode(BoardPress(scope, kind, to_page)))
+
+    switch = [
+        press(("• " if kind == game_type else "") + t(f"variant.{kind}"), kind, 0) for kind in GAME_TYPES
+    ]
+    pages = []
+    if page > 0:
+        pages.append(press(t("top.previous"), game_type, page - 1))
+    if more:
+        pages.append(press(t("top.next"), game_type, page + 1))
+    return InlineKeyboardMarkup([switch, pages] if pages else [switch])
+
+
+def stats_text(name: str, here: Sequence[PlayerStats], everywhere: Sequence[PlayerStats], t: Text) -> str:
+    lines = [f"<b>{t('stats.title', name=html.escape(name))}</b>"]
+    if not everywhere:
+        lines.append(t("stats.none"))
+    for label, rows in ((t("stats.here"), here), (t("stats.everywhere"), everywhere)):
+        if not rows:
+            continue
+        lines.append("")
+        lines.append(f"<i>{label}</i>")
+        for s in rows:
+            lines.append(f"{t('variant.' + s.game_type)}: " + t.plural("stats.games", s.games))
+            lines.append(
+                t(
+                    "stats.line",
+                    wins=s.wins,
+                    durak=s.durak,
+                    draws=s.draws,
+                    pogony=s.pogony,
+                    place=f"{s.average_place:.2f}",
+                )
+            )
+            if s.rating is not None and s.rank is not None:
+                lines.append(t("stats.rating", rating=f"{s.rating:.1f}", rank=s.rank))
+    return "\n".join(lines)
