@@ -13,7 +13,7 @@ from bot.callbacks import MovePress, decode
 from engine.cards import card_str, cards_of
 from engine.views import view
 from tests.bot.conftest import Harness, start_app, stop_app
-from tests.bot.fake_telegram import ApiError, Message
+from tests.bot.fake_telegram import ApiError, FakeTelegram, Message
 from tests.bot.players import hand_message, play_until_over, press_and_wait
 
 GROUP = -100
@@ -321,7 +321,7 @@ async def test_a_player_at_two_tables_gets_two_titled_hand_messages(harness: Har
         fake.send(1, group, "/newgame")
         lobby = await _lobby_in(harness, group)
         await press_and_wait(fake, 2, group, lobby.message_id, f"L:{table_id(lobby)}:join")
-        await fake.wait_for(lambda: "Bob" in fake.messages[group][lobby.message_id].text, what="Bob seated")  # noqa: B023
+        await _seated(fake, group, lobby, "Bob")
         await press_and_wait(fake, 1, group, lobby.message_id, f"L:{table_id(lobby)}:start")
     hands = await fake.wait_for(
         lambda: (
@@ -350,9 +350,7 @@ async def test_leaderboard_and_stats_after_three_games(harness: Harness) -> None
                 what="a lobby",
             )
             await press_and_wait(fake, 2, GROUP, lobby.message_id, f"L:{table_id(lobby)}:join")
-            await fake.wait_for(
-                lambda: "Bob" in fake.messages[GROUP][lobby.message_id].text, what="Bob seated"
-            )
+            await _seated(fake, GROUP, lobby, "Bob")
         await start(harness, lobby)
         await play_until_over(fake, GROUP, [1, 2], random.Random(game))
     fake.send(1, GROUP, "/top")
@@ -375,3 +373,7 @@ async def test_leaderboard_and_stats_after_three_games(harness: Harness) -> None
         what="/stats",
     )
     assert "3 games" in stats.text and "In this chat" in stats.text and "rank" in stats.text
+
+
+async def _seated(fake: FakeTelegram, chat_id: int, lobby: Message, name: str) -> None:
+    await fake.wait_for(lambda: name in fake.messages[chat_id][lobby.message_id].text, what=f"{name} seated")
