@@ -31,8 +31,19 @@ from storage import SchemaTooNew, Storage
 
 log = logging.getLogger("bot")
 
-GROUP_COMMANDS = ("newgame", "join", "leave", "startgame", "cancel", "top", "stats", "rules", "help")
-PRIVATE_COMMANDS = ("start", "top", "stats", "rules", "help")
+GROUP_COMMANDS = (
+    "newgame",
+    "join",
+    "leave",
+    "startgame",
+    "cancel",
+    "top",
+    "stats",
+    "settings",
+    "rules",
+    "help",
+)
+PRIVATE_COMMANDS = ("start", "top", "stats", "language", "rules", "help")
 
 
 def build_application(
@@ -68,6 +79,9 @@ def build_application(
     application.add_handler(CommandHandler("rules", handlers.rules_command))
     application.add_handler(CommandHandler("top", handlers.top_command))
     application.add_handler(CommandHandler("stats", handlers.stats_command))
+    # Settings: a user's private language, a group's language and default options (admins).
+    application.add_handler(CommandHandler("language", handlers.language_command, filters=private))
+    application.add_handler(CommandHandler("settings", handlers.settings_command, filters=groups))
     # Buttons: the lobby, moves, the two-step cover, "I'm back".
     application.add_handler(CallbackQueryHandler(handlers.button))
     return application

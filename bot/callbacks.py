@@ -1,7 +1,7 @@
 """Callback data of inline buttons: compact, at most 64 bytes, and tied to a table's state version so a
 press on an out-of-date keyboard is recognised instead of applied.
 
-``T:<c|g>:<game type>:<page>`` a leaderboard page · ``L:<table>:<action>[:<option>]`` a lobby button (join, leave, add bot, options, start, cycle an option) ·
+``S:<u|c>:<what>[:<value>]`` a settings button · ``T:<c|g>:<game type>:<page>`` a leaderboard page · ``L:<table>:<action>[:<option>]`` a lobby button (join, leave, add bot, options, start, cycle an option) ·
 ``m:<table>:<version>:<move>`` a move · ``k:<table>:<version>:<card>`` a card picked to cover with, when it
 could cover several attack cards (the second step asks which) · ``h:<table>`` show the hand again (leaves
 that second step) · ``b:<table>`` "I'm back".
@@ -61,7 +61,17 @@ class LobbyPress:
     option: str = ""  # with "set": the option to change
 
 
-Press = MovePress | PickPress | HandPress | BackPress | LobbyPress | BoardPress
+@dataclass(frozen=True, slots=True)
+class SettingsPress:
+    """/language and /settings: ``scope`` "u" (your private language) or "c" (this group); ``what`` is
+    "lang" (value: a language code) or an option name (cycled to its next value)."""
+
+    scope: str
+    what: str
+    value: str = ""
+
+
+Press = MovePress | PickPress | HandPress | BackPress | LobbyPress | BoardPress | SettingsPress
 
 
 def encode(press: Press) -> str:
@@ -69,6 +79,8 @@ def encode(press: Press) -> str:
         data = f"m:{press.table_id}:{press.version}:{move_str(press.move)}"
     elif isinstance(press, PickPress):
         data = f"k:{press.table_id}:{press.version}:{card_code(press.card)}"
+    elif isinstance(press, SettingsPress):
+        data = f"S:{press.scope}:{press.what}" + (f":{press.value}" if press.value else "")
     elif isinstance(press, BoardPress):
         data = f"T:{press.scope}:{press.game_type}:{press.page}"
     elif isinstance(press, LobbyPress):
@@ -95,6 +107,13 @@ def decode(data: str | None) -> Press | None:
             if (parts[2] == "set") != bool(option) or (not option.replace("_", "").isalnum() and option):
                 return None
             return LobbyPress(_number(parts[1]), parts[2], option)
+        if (
+            parts[0] == "S"
+            and len(parts) in (3, 4)
+            and parts[1] in ("u", "c")
+            and parts[2].replace("_", "").isalpha()
+        ):
+            return SettingsPress(parts[1], parts[2], parts[3] if len(parts) == 4 else "")
         if parts[0] == "T" and len(parts) == 4 and parts[1] in ("c", "g") and parts[2] in GAME_TYPES:
             return BoardPress(parts[1], parts[2], _number(parts[3]))
         if parts[0] == "h" and len(parts) == 2:

@@ -14,11 +14,21 @@ from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
-from bot.callbacks import BackPress, BoardPress, HandPress, LobbyPress, MovePress, PickPress, decode
-from bot.i18n import Text
+from bot.callbacks import (
+    BackPress,
+    BoardPress,
+    HandPress,
+    LobbyPress,
+    MovePress,
+    PickPress,
+    SettingsPress,
+    decode,
+)
+from bot.i18n import LANGUAGES, Text
 from bot.lobby import CHOICES, cycle
 from bot.presenter import Presenter
 from bot.service import Outcome, Refusal, TableService
+from bot.settings_menu import group_menu, language_menu
 from bot.standings import MIN_GAMES, PAGE, board_keyboard, board_text, stats_text
 from engine import Options
 from storage import GLOBAL, Storage
@@ -253,6 +263,71 @@ async def _board_press(d: Deps, query: CallbackQuery, press: BoardPress) -> None
         await query.edit_message_text(text, parse_mode=ParseMode.HTML, reply_markup=keyboard)
 
 
+# ---------------------------------------------------------------------- settings
+
+
+async def language_command(update: Update, context: Context) -> None:
+    """/language in private: the language of the bot's private messages to you."""
+    d = deps(context)
+    message = update.effective_message
+    user = await _user(d, update)
+    if message is None or user is None:
+        return
+    text, keyboard = language_menu(await d.presenter.user_text(user.id))
+    await message.reply_text(text, reply_markup=keyboard)
+
+
+async def settings_command(update: Update, context: Context) -> None:
+    """/settings in a group (admins): the group's language and the options new tables start from."""
+    d = deps(context)
+    message = update.effective_message
+    user = await _user(d, update)
+    if message is None or user is None or not await _group(d, update.effective_chat):
+        return
+    t = await d.presenter.group_text(message.chat_id)
+    if not await _is_admin(context, message.chat_id, user.id):
+        await message.reply_text(t("settings.admins_only"))
+        return
+    chat = await d.storage.chats.get(message.chat_id)
+    text, keyboard = group_menu(t, chat.default_options if chat and chat.default_options else Options())
+    await message.reply_text(text, parse_mode=ParseMode.HTML, reply_markup=keyboard)
+
+
+async def _settings_press(
+    context: Context, d: Deps, query: CallbackQuery, user: User, press: SettingsPress
+) -> None:
+    if query.message is None:
+        await query.answer()
+        return
+    chat_id = query.message.chat.id
+    if press.scope == "u":
+        if press.value not in LANGUAGES:
+            await query.answer()
+            return
+        await d.storage.users.set_language(user.id, press.value)
+        t = await d.presenter.user_text(user.id)
+        await query.answer(t("settings.saved"))
+        text, keyboard = language_menu(t)
+        with contextlib.suppress(BadRequest):
+            await query.edit_message_text(text, reply_markup=keyboard)
+        return
+    if chat_id > 0 or not await _is_admin(context, chat_id, user.id):
+        await query.answer((await d.presenter.user_text(user.id))("settings.admins_only"), show_alert=True)
+        return
+    chat = await d.storage.chats.get(chat_id)
+    options = chat.default_options if chat and chat.default_options else Options()
+    if press.what == "lang" and press.value in LANGUAGES:
+        await d.storage.chats.set_language(chat_id, press.value)
+    elif press.what in CHOICES:
+        options = cycle(options, press.what)
+        await d.storage.chats.set_default_options(chat_id, options)
+    t = await d.presenter.group_text(chat_id)
+    await query.answer(t("settings.saved"))
+    text, keyboard = group_menu(t, options)
+    with contextlib.suppress(BadRequest):
+        await query.edit_message_text(text, parse_mode=ParseMode.HTML, reply_markup=keyboard)
+
+
 # ---------------------------------------------------------------------- buttons
 
 
@@ -270,6 +345,9 @@ async def button(update: Update, context: Context) -> None:
     outcome: Outcome | None
     if isinstance(press, BoardPress):
         await _board_press(d, query, press)
+        return
+    if isinstance(press, SettingsPress):
+        await _settings_press(context, d, query, user, press)
         return
     if isinstance(press, MovePress):
         outcome = await d.service.press(press.table_id, user.id, press.version, press.move)

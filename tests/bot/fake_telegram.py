@@ -76,6 +76,7 @@ class FakeTelegram:
     failures: dict[str, list[ApiError]] = field(default_factory=dict)
     commands: dict[str, Any] = field(default_factory=dict)
     migrated: dict[int, int] = field(default_factory=dict)  # a group upgraded to a supergroup: old -> new id
+    admins: dict[int, set[int]] = field(default_factory=dict)  # per group: its administrators
     _changed: dict[int, asyncio.Event] = field(default_factory=dict)  # per chat: the bot sent or edited
     _answered: dict[str, asyncio.Event] = field(default_factory=dict)
     _update_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -385,5 +386,15 @@ class FakeTelegram:
 
     async def _api_getChatMember(self, params: dict[str, Any]) -> dict[str, Any]:
         chat_id, user_id = int(params["chat_id"]), int(params["user_id"])
-        status = "administrator" if self.chats.get(chat_id, {}).get("admins", set()) & {user_id} else "member"
-        return {"status": status, "user": self.users[user_id]}
+        if user_id not in self.admins.get(chat_id, set()):
+            return {"status": "member", "user": self.users[user_id]}
+        rights = (
+            "can_be_edited is_anonymous can_manage_chat can_delete_messages can_manage_video_chats "
+            "can_restrict_members can_promote_members can_change_info can_invite_users can_post_stories "
+            "can_edit_stories can_delete_stories"
+        )
+        return {
+            "status": "administrator",
+            "user": self.users[user_id],
+            **dict.fromkeys(rights.split(), False),
+        }

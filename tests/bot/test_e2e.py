@@ -377,3 +377,55 @@ async def test_leaderboard_and_stats_after_three_games(harness: Harness) -> None
 
 async def _seated(fake: FakeTelegram, chat_id: int, lobby: Message, name: str) -> None:
     await fake.wait_for(lambda: name in fake.messages[chat_id][lobby.message_id].text, what=f"{name} seated")
+
+
+async def test_a_user_chooses_the_language_of_private_messages(harness: Harness) -> None:
+    fake = harness.fake
+    await welcome(harness, ["Ann", "Bob"])
+    fake.send(1, 1, "/language")
+    menu = await fake.wait_for(
+        lambda: next((m for m in fake.bot_messages(1) if "language" in m.text), None), what="the menu"
+    )
+    russian = next(data for label, data in menu.buttons() if "Русский" in label)
+    await press_and_wait(fake, 1, 1, menu.message_id, russian)
+    await fake.wait_for(lambda: "Язык" in fake.messages[1][menu.message_id].text, what="the menu in Russian")
+    fake.send(1, GROUP, "/newgame")
+    lobby = await _lobby_in(harness, GROUP)
+    await press_and_wait(fake, 2, GROUP, lobby.message_id, f"L:{table_id(lobby)}:join")
+    await _seated(fake, GROUP, lobby, "Bob")
+    await start(harness, lobby)
+    await fake.wait_for(
+        lambda: (m := hand_message(fake, 1)) is not None and "Ваши карты" in m.text, what="a Russian hand"
+    )
+    assert (m := hand_message(fake, 2)) is not None and "Your hand" in m.text  # Bob keeps English
+
+
+async def test_group_settings_are_for_admins_and_new_tables_start_from_them(harness: Harness) -> None:
+    fake = harness.fake
+    await welcome(harness, ["Ann", "Bob"])
+    fake.send(2, GROUP, "/settings")
+    await fake.wait_for(
+        lambda: any("Only the group's admins" in m.text for m in fake.bot_messages(GROUP)), what="a refusal"
+    )
+    fake.admins[GROUP] = {1}
+    fake.send(1, GROUP, "/settings")
+    menu = await fake.wait_for(
+        lambda: next((m for m in fake.bot_messages(GROUP) if "Settings of this group" in m.text), None),
+        what="settings",
+    )
+    ukrainian = next(data for label, data in menu.buttons() if "Українська" in label)
+    variant = next(data for label, data in menu.buttons() if label.startswith("Game:"))
+    assert "show_alert" in await press_and_wait(fake, 2, GROUP, menu.message_id, variant)  # Bob is no admin
+    await press_and_wait(fake, 1, GROUP, menu.message_id, ukrainian)
+    await fake.wait_for(
+        lambda: "Налаштування групи" in fake.messages[GROUP][menu.message_id].text, what="Ukrainian settings"
+    )
+    variant = next(
+        data for label, data in fake.messages[GROUP][menu.message_id].buttons() if label.startswith("Гра:")
+    )
+    await press_and_wait(fake, 1, GROUP, menu.message_id, variant)
+    fake.send(1, GROUP, "/newgame")
+    lobby = await fake.wait_for(
+        lambda: next((m for m in fake.bot_messages(GROUP) if "Нова гра" in m.text), None), what="a lobby"
+    )
+    assert "перевідний" in lobby.text

@@ -1,0 +1,39 @@
+"""/language (a user's private language) and /settings (a group's language and default table options):
+pure rendering of the menus; the handlers store the choices."""
+
+from __future__ import annotations
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.callbacks import SettingsPress, encode
+from bot.i18n import LANGUAGES, Text
+from bot.lobby import CHOICES, TRANSFER_ONLY, option_label, summary
+from engine import Options, Variant
+
+LANGUAGE_NAMES = {"ru": "Русский", "uk": "Українська", "en": "English"}
+
+
+def _language_row(scope: str, current: str) -> list[InlineKeyboardButton]:
+    return [
+        InlineKeyboardButton(
+            ("• " if code == current else "") + LANGUAGE_NAMES[code],
+            callback_data=encode(SettingsPress(scope, "lang", code)),
+        )
+        for code in LANGUAGES
+    ]
+
+
+def language_menu(t: Text) -> tuple[str, InlineKeyboardMarkup]:
+    return t("settings.language"), InlineKeyboardMarkup([_language_row("u", t.language)])
+
+
+def group_menu(t: Text, options: Options) -> tuple[str, InlineKeyboardMarkup]:
+    lines = [f"<b>{t('settings.title')}</b>", t("settings.hint"), ""]
+    lines.extend(f"· {line}" for line in summary(options, t))
+    rows = [_language_row("c", t.language)]
+    rows.extend(
+        [InlineKeyboardButton(option_label(options, name, t), callback_data=encode(SettingsPress("c", name)))]
+        for name in CHOICES
+        if name not in TRANSFER_ONLY or options.variant is Variant.TRANSFER
+    )
+    return "\n".join(lines), InlineKeyboardMarkup(rows)
