@@ -12,6 +12,7 @@ from bot.lobby import lobby_keyboard, lobby_text
 from bot.render import event_line, hand_keyboard, hand_text, result_text, table_text
 from bot.sender import Draft, Key, Sender
 from bot.service import Live, Redraw, TableService
+from engine.fairness import commitment
 from engine.views import view
 from storage import Storage
 from storage.records import TableStatus
@@ -93,8 +94,16 @@ class Presenter(Redraw):
             if live.result is None:
                 return None
             minutes = max(1, round((time.time() - live.game_row.started_at) / 60)) if live.game_row else None
+            row = live.game_row
+            reveal = (row.salt, row.deck) if row and row.salt and row.deck else None
             text = result_text(
-                live.result, live.names, t, rated=live.rated, ratings=live.ratings, minutes=minutes
+                live.result,
+                live.names,
+                t,
+                rated=live.rated,
+                ratings=live.ratings,
+                minutes=minutes,
+                reveal=reveal,
             )
             return Draft(live.table.chat_id, None, text, None, thread)
         return Draft(live.table.chat_id, live.table.message_id, *self._table(live, t), thread)
@@ -111,7 +120,11 @@ class Presenter(Redraw):
         if live.deadline is not None and not live.game.over:
             seconds = max(0, round(live.deadline - time.time()))
         recent = [line for e in live.recent if (line := event_line(e, live.names, t))]
-        text = table_text(view(live.game), live.names, t, seconds_left=seconds, recent=recent)
+        row = live.game_row
+        sealed = commitment(row.salt, row.deck) if row and row.salt and row.deck else None
+        text = table_text(
+            view(live.game), live.names, t, seconds_left=seconds, recent=recent, commitment=sealed
+        )
         cards = InlineKeyboardButton("🃏", url=f"https://t.me/{self.bot_username}")
         return text, None if live.game.over else InlineKeyboardMarkup([[cards]])
 

@@ -15,6 +15,7 @@ from bot.callbacks import BackPress, HandPress, MovePress, PickPress, encode
 from bot.i18n import Text
 from engine.cards import card_str, sort_hand
 from engine.events import Event, EventKind
+from engine.fairness import commitment as seal
 from engine.game import Result
 from engine.moves import TAKE, Kind, Move, cards, kind
 from engine.views import View
@@ -58,8 +59,9 @@ def table_text(
     *,
     seconds_left: int | None = None,
     recent: Sequence[str] = (),
+    commitment: str | None = None,
 ) -> str:
-    """The group's table message, from the public view."""
+    """The group's table message, from the public view (and the fair-play hash of the deck)."""
     assert view.seat is None, "the group message is drawn from the public view only"
     lines = [f"<b>{t('table.title', variant=t('variant.' + view.options.variant.value))}</b>"]
     if view.trump_card is not None:
@@ -104,6 +106,9 @@ def table_text(
         lines.append("")
         lines.append(t("table.last_actions"))
         lines.extend(f"· {line}" for line in recent)
+    if commitment:
+        lines.append("")
+        lines.append(t("table.commitment", hash=commitment))
     return _fit("\n".join(lines))
 
 
@@ -224,7 +229,9 @@ def result_text(
     rated: bool,
     ratings: Mapping[int, tuple[float, float]] | None = None,
     minutes: int | None = None,
+    reveal: tuple[str, str] | None = None,
 ) -> str:
+    """The result message; ``reveal`` (salt, deck) opens the fair-play commitment shown at the deal."""
     lines = [f"<b>{t('result.title')}</b>", ""]
     for seat in sorted(range(len(result.places)), key=lambda s: (result.places[s], s)):
         lines.append(t("result.place", place=result.places[seat], name=_name(names, seat)))
@@ -248,6 +255,10 @@ def result_text(
             lines.append(
                 t("result.rating", name=_name(names, seat), before=f"{before:.1f}", after=f"{after:.1f}")
             )
+    if reveal is not None:
+        salt, deck = reveal
+        lines.append("")
+        lines.append(t("result.reveal", salt=salt, deck=deck, hash=seal(salt, deck)))
     return _fit("\n".join(lines))
 
 

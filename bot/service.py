@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from engine import Event, Game, Options, Result
+from engine import Event, Game, Options, Result, cards
 from engine.ai import HeuristicPlayer
 from engine.events import EventKind, IllegalMove
+from engine.fairness import deck_text, new_salt
 from engine.log import RECLAIM, TAKE_OVER, TIMEOUT, act
 from engine.moves import Move, move_str
 from engine.snapshot import dumps
@@ -249,11 +251,20 @@ class TableService:
                 return Outcome.refused(Refusal.TOO_FEW)
             if table.options.teams and players not in (4, 6):
                 return Outcome.refused(Refusal.TEAM_SIZE)
-            game = Game.deal(table.options, players, deck=deck)
+            order = list(deck) if deck is not None else cards.deck(table.options.deck)
+            if deck is None:
+                random.SystemRandom().shuffle(order)
+            game = Game.deal(table.options, players, deck=order)
             live.rated = all(s.user_id is not None for s in table.seats)
             deadline = self._deadline(live, game)
             row = await self.storage.games.start(
-                table_id, dumps(game), game.version, rated=live.rated, deadline=deadline
+                table_id,
+                dumps(game),
+                game.version,
+                rated=live.rated,
+                deadline=deadline,
+                deck=deck_text(order),
+                salt=new_salt(),
             )
             live.game, live.game_row, live.seq, live.deadline = game, row, 0, deadline
             live.editing_options = False

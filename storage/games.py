@@ -36,6 +36,8 @@ def _game(row: Row) -> GameRow:
         rated=bool(row["rated"]),
         started_at=row["started_at"],
         finished_at=row["finished_at"],
+        deck=row["deck"],
+        salt=row["salt"],
     )
 
 
@@ -44,15 +46,24 @@ class Games:
         self.db = db
 
     async def start(
-        self, table_id: int, deal: str, version: int, *, rated: bool, deadline: float | None
+        self,
+        table_id: int,
+        deal: str,
+        version: int,
+        *,
+        rated: bool,
+        deadline: float | None,
+        deck: str | None = None,
+        salt: str | None = None,
     ) -> GameRow:
-        """Store the dealt game and mark its table as playing, in one transaction."""
+        """Store the dealt game (and the deck order and salt of its fair-play commitment) and mark its table
+        as playing, in one transaction."""
         now = time.time()
         async with self.db.transaction():
             game_id = await self.db.execute(
-                """INSERT INTO games (table_id, deal, snapshot, version, rated, started_at)
-                   VALUES (?, ?, ?, ?, ?, ?)""",
-                (table_id, deal, deal, version, int(rated), now),
+                """INSERT INTO games (table_id, deal, snapshot, version, rated, started_at, deck, salt)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+                (table_id, deal, deal, version, int(rated), now, deck, salt),
             )
             await self.db.execute(
                 "UPDATE tables SET status = ?, deadline = ?, updated_at = ? WHERE id = ?",

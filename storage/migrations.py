@@ -112,6 +112,12 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX ratings_board ON ratings (chat_id, game_type, ordinal DESC, games, user_id);
     """,
+    # 2: fair play. The deck order and the salt whose SHA-256 the table shows before play (NULL for games
+    # dealt before this version).
+    """
+    ALTER TABLE games ADD COLUMN deck TEXT;
+    ALTER TABLE games ADD COLUMN salt TEXT;
+    """,
 ]
 
 LATEST = len(MIGRATIONS)

@@ -83,6 +83,8 @@ class GameRow(_Record):
     rated: bool
     started_at: float
     finished_at: float | None
+    deck: str | None = None  # the deck order as card codes (fair play), revealed with the result
+    salt: str | None = None
 
 
 class LoggedAction(_Record):

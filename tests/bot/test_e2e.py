@@ -429,3 +429,29 @@ async def test_group_settings_are_for_admins_and_new_tables_start_from_them(harn
         lambda: next((m for m in fake.bot_messages(GROUP) if "Нова гра" in m.text), None), what="a lobby"
     )
     assert "перевідний" in lobby.text
+
+
+async def test_the_deck_is_sealed_at_the_deal_and_revealed_with_the_result(harness: Harness) -> None:
+    import hashlib
+    import re
+
+    from engine import Game, Options, parse_cards
+    from engine.snapshot import dumps
+
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    tid = table_id(lobby)
+    await start(harness, lobby)
+    sealed = await fake.wait_for(
+        lambda: re.search(r"SHA-256 ([0-9a-f]{64})", fake.messages[GROUP][lobby.message_id].text),
+        what="the seal",
+    )
+    result = await play_until_over(fake, GROUP, [1, 2], random.Random(6))
+    deck = re.search(r"<code>([^<]+)</code>\nwith salt <code>([0-9a-f]+)</code>", result)
+    assert deck is not None
+    order, salt = deck.group(1), deck.group(2)
+    # Anyone can recompute the seal from what the result reveals ...
+    assert hashlib.sha256(f"{salt}:{order}".encode()).hexdigest() == sealed.group(1)
+    # ... and the revealed order deals exactly the game that was played.
+    row = await harness.deps.storage.games.current(tid)
+    assert row is not None and dumps(Game.deal(Options(), 2, deck=parse_cards(order))) == row.deal

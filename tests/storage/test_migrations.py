@@ -72,3 +72,25 @@ async def test_a_failing_migration_changes_nothing(tmp_path: Path) -> None:
         assert await schema_version(conn) == LATEST
         async with conn.execute("SELECT name FROM sqlite_master WHERE name = 'half'") as cursor:
             assert await cursor.fetchone() is None
+
+
+async def test_a_version_1_database_with_games_upgrades_keeping_them(tmp_path: Path) -> None:
+    path = tmp_path / "v1.sqlite3"
+    async with aiosqlite.connect(path, isolation_level=None) as conn:
+        await migrate(conn, MIGRATIONS[:1])
+        await conn.execute("INSERT INTO users (id, first_name, updated_at) VALUES (1, 'Ann', 0)")
+        await conn.execute("INSERT INTO chats (id, type, updated_at) VALUES (-1, 'group', 0)")
+        await conn.execute(
+            "INSERT INTO tables (id, chat_id, creator_id, status, options, created_at, updated_at) "
+            "VALUES (1, -1, 1, 'playing', '{}', 0, 0)"
+        )
+        await conn.execute(
+            "INSERT INTO games (id, table_id, deal, snapshot, version, rated, started_at) VALUES (1, 1, '{}', '{}', 0, 1, 0)"
+        )
+    store = await Storage.open(path)
+    try:
+        row = await store.games.get(1)
+        assert row is not None and row.deck is None and row.salt is None  # dealt before fair play existed
+        assert (await store.db.fetch_one("PRAGMA user_version"))[0] == LATEST  # type: ignore[index]
+    finally:
+        await store.close()
