@@ -455,3 +455,28 @@ async def test_the_deck_is_sealed_at_the_deal_and_revealed_with_the_result(harne
     # ... and the revealed order deals exactly the game that was played.
     row = await harness.deps.storage.games.current(tid)
     assert row is not None and dumps(Game.deal(Options(), 2, deck=parse_cards(order))) == row.deal
+
+
+async def test_forum_topics_each_have_their_own_table(harness: Harness) -> None:
+    fake = harness.fake
+    await welcome(harness, ["Ann", "Bob"])
+    fake.add_group(GROUP, "Club", forum=True)
+    fake.send(1, GROUP, "/newgame", thread_id=5)
+    fake.send(2, GROUP, "/newgame", thread_id=7)
+    lobbies = await fake.wait_for(
+        lambda: len(found := [m for m in fake.bot_messages(GROUP) if "New game" in m.text]) == 2 and found,
+        what="two lobbies",
+    )
+    assert sorted(m.thread_id for m in lobbies) == [5, 7]
+    fake.send(1, GROUP, "/newgame", thread_id=5)  # the topic already has a table
+    await fake.wait_for(
+        lambda: any("already a table" in m.text and m.thread_id == 5 for m in fake.bot_messages(GROUP)),
+        what="a refusal",
+    )
+    first = next(m for m in lobbies if m.thread_id == 5)
+    await press_and_wait(fake, 2, GROUP, first.message_id, f"L:{table_id(first)}:join")
+    await _seated(fake, GROUP, first, "Bob")
+    await press_and_wait(fake, 1, GROUP, first.message_id, f"L:{table_id(first)}:start")
+    result = await play_until_over(fake, GROUP, [1, 2], random.Random(9))
+    assert "Game over" in result
+    assert all(m.thread_id in (5, 7) for m in fake.bot_messages(GROUP))  # nothing outside the topics
