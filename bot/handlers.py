@@ -10,6 +10,7 @@ import contextlib
 from dataclasses import dataclass
 
 from telegram import CallbackQuery, Chat, InlineKeyboardMarkup, Message, Update
+from telegram import User as TelegramUser
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
@@ -49,19 +50,21 @@ def deps(context: Context) -> Deps:
     return found
 
 
+def _record(tg: TelegramUser) -> User:
+    return User(
+        id=tg.id,
+        first_name=tg.first_name,
+        last_name=tg.last_name,
+        username=tg.username,
+        telegram_language=tg.language_code,
+    )
+
+
 async def _user(d: Deps, update: Update) -> User | None:
     tg = update.effective_user
     if tg is None or tg.is_bot:
         return None
-    return await d.storage.users.seen(
-        User(
-            id=tg.id,
-            first_name=tg.first_name,
-            last_name=tg.last_name,
-            username=tg.username,
-            telegram_language=tg.language_code,
-        )
-    )
+    return await d.storage.users.seen(_record(tg))
 
 
 async def _group(d: Deps, chat: Chat | None) -> bool:
@@ -239,14 +242,7 @@ async def stats_command(update: Update, context: Context) -> None:
     subject = user
     replied = message.reply_to_message.from_user if message.reply_to_message else None
     if replied is not None and not replied.is_bot:
-        subject = await d.storage.users.seen(
-            User(
-                id=replied.id,
-                first_name=replied.first_name,
-                last_name=replied.last_name,
-                username=replied.username,
-            )
-        )
+        subject = await d.storage.users.seen(_record(replied))
     here = await d.storage.results.stats(subject.id, message.chat_id) if message.chat_id < 0 else []
     everywhere = await d.storage.results.stats(subject.id, GLOBAL)
     t = await _text_for_chat(d, message.chat_id)
