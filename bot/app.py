@@ -79,6 +79,7 @@ def build_application(
     application.add_handler(CommandHandler("rules", handlers.rules_command))
     application.add_handler(CommandHandler("top", handlers.top_command))
     application.add_handler(CommandHandler("stats", handlers.stats_command))
+    application.add_handler(CommandHandler("replay", handlers.replay_command, filters=groups))
     # Settings: a user's private language, a group's language and default options (admins).
     application.add_handler(CommandHandler("language", handlers.language_command, filters=private))
     application.add_handler(CommandHandler("settings", handlers.settings_command, filters=groups))

@@ -7,6 +7,7 @@ redraws happen in the sender's per-chat tasks.
 from __future__ import annotations
 
 import contextlib
+import re
 from dataclasses import dataclass
 
 from telegram import CallbackQuery, Chat, InlineKeyboardMarkup, Message, Update
@@ -28,11 +29,12 @@ from bot.callbacks import (
 from bot.i18n import LANGUAGES, Text
 from bot.lobby import CHOICES, cycle
 from bot.presenter import Presenter
+from bot.render import chunks, replay_lines
 from bot.service import Outcome, Refusal, TableService
 from bot.settings_menu import group_menu, language_menu
 from bot.standings import MIN_GAMES, PAGE, board_keyboard, board_text, stats_text
 from engine import Options
-from storage import GLOBAL, Storage
+from storage import GLOBAL, BrokenSnapshot, Storage
 from storage.records import User
 
 Context = ContextTypes.DEFAULT_TYPE
@@ -257,6 +259,34 @@ async def _board_press(d: Deps, query: CallbackQuery, press: BoardPress) -> None
     await query.answer()
     with contextlib.suppress(BadRequest):  # pressing the page already shown: "message is not modified"
         await query.edit_message_text(text, parse_mode=ParseMode.HTML, reply_markup=keyboard)
+
+
+async def replay_command(update: Update, context: Context) -> None:
+    """/replay N, or /replay in reply to a result message: the whole game, move by move."""
+    d = deps(context)
+    message = update.effective_message
+    if message is None or not await _group(d, update.effective_chat):
+        return
+    t = await _text_for_chat(d, message.chat_id)
+    source = " ".join(context.args or [])
+    if message.reply_to_message and message.reply_to_message.text:
+        source = message.reply_to_message.text
+    found = re.search(r"#?(\d+)", source)
+    row = await d.storage.games.get(int(found.group(1))) if found else None
+    table = await d.storage.tables.get(row.table_id) if row else None
+    if row is None or table is None or table.chat_id != message.chat_id:
+        await message.reply_text(t("replay.not_found"))
+        return
+    try:
+        deal = d.storage.games.load(row.model_copy(update={"snapshot": row.deal}))
+    except BrokenSnapshot:
+        await message.reply_text(t("replay.not_found"))
+        return
+    names = [await d.service.seat_name(seat.user_id, seat.seat) for seat in table.seats]
+    actions = [(a.seat, a.action) for a in await d.storage.games.log(row.id)]
+    lines = [f"<b>{t('replay.title', id=row.id)}</b>", *replay_lines(deal, actions, names, t)]
+    for text in chunks(lines):
+        await message.reply_text(text, parse_mode=ParseMode.HTML)
 
 
 # ---------------------------------------------------------------------- settings

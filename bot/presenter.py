@@ -104,6 +104,7 @@ class Presenter(Redraw):
                 ratings=live.ratings,
                 minutes=minutes,
                 reveal=reveal,
+                game_id=row.id if row else None,
             )
             return Draft(live.table.chat_id, None, text, None, thread)
         return Draft(live.table.chat_id, live.table.message_id, *self._table(live, t), thread)

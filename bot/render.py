@@ -16,7 +16,8 @@ from bot.i18n import Text
 from engine.cards import card_str, sort_hand
 from engine.events import Event, EventKind
 from engine.fairness import commitment as seal
-from engine.game import Result
+from engine.game import Game, Result
+from engine.log import act
 from engine.moves import TAKE, Kind, Move, cards, kind
 from engine.views import View
 
@@ -230,9 +231,11 @@ def result_text(
     ratings: Mapping[int, tuple[float, float]] | None = None,
     minutes: int | None = None,
     reveal: tuple[str, str] | None = None,
+    game_id: int | None = None,
 ) -> str:
     """The result message; ``reveal`` (salt, deck) opens the fair-play commitment shown at the deal."""
-    lines = [f"<b>{t('result.title')}</b>", ""]
+    title = t("result.title") + (f" · #{game_id}" if game_id is not None else "")
+    lines = [f"<b>{title}</b>", ""]
     for seat in sorted(range(len(result.places)), key=lambda s: (result.places[s], s)):
         lines.append(t("result.place", place=result.places[seat], name=_name(names, seat)))
     lines.append("")
@@ -260,6 +263,43 @@ def result_text(
         lines.append("")
         lines.append(t("result.reveal", salt=salt, deck=deck, hash=seal(salt, deck)))
     return _fit("\n".join(lines))
+
+
+def replay_lines(deal: Game, actions: Sequence[tuple[int, str]], names: Sequence[str], t: Text) -> list[str]:
+    """A whole game in words, move by move, from its deal and its log: bouts, leads, covers, takes,
+    transfers and draws (how many cards, never which)."""
+    game = deal.copy()
+    lines = [t("replay.bout", n=1, lead=_name(names, game.lead), defender=_name(names, game.defender))]
+    for seat, action in actions:
+        for event in act(game, seat, action).events:
+            if event.kind is EventKind.BOUT:
+                lines.append(
+                    t(
+                        "replay.bout",
+                        n=event.count + 1,
+                        lead=_name(names, event.seat),
+                        defender=_name(names, event.target),
+                    )
+                )
+            elif event.kind is EventKind.DREW:
+                lines.append(t.plural("replay.drew", event.count, name=_name(names, event.seat)))
+            elif (line := event_line(event, names, t)) is not None:
+                lines.append(line)
+    return lines
+
+
+def chunks(lines: Sequence[str], limit: int = MAX_TEXT - 96) -> list[str]:
+    """Lines packed into messages within Telegram's limit."""
+    out: list[str] = []
+    current = ""
+    for line in lines:
+        if current and len(current) + len(line) + 1 > limit:
+            out.append(current)
+            current = ""
+        current = f"{current}\n{line}" if current else line[:limit]
+    if current:
+        out.append(current)
+    return out
 
 
 def _fit(text: str) -> str:

@@ -391,7 +391,7 @@ class TableService:
         table = await self.storage.tables.get(live.table.id)
         assert table is not None
         live.table = table
-        live.names = [await self._name(s.user_id, i) for i, s in enumerate(table.seats)]
+        live.names = [await self.seat_name(s.user_id, i) for i, s in enumerate(table.seats)]
         if table.status not in (TableStatus.LOBBY, TableStatus.PLAYING) and live.closed_at is None:
             live.closed_at = self.clock()
 
@@ -401,7 +401,8 @@ class TableService:
         for table_id in [t for t, live in self.live.items() if live.closed_at and live.closed_at < horizon]:
             del self.live[table_id]
 
-    async def _name(self, user_id: int | None, seat: int) -> str:
+    async def seat_name(self, user_id: int | None, seat: int) -> str:
+        """How a seat is called on the table: its player's name, or a numbered bot."""
         if user_id is None:
             return f"🤖 {seat + 1}"
         user = await self.storage.users.get(user_id)

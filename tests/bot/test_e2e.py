@@ -480,3 +480,27 @@ async def test_forum_topics_each_have_their_own_table(harness: Harness) -> None:
     result = await play_until_over(fake, GROUP, [1, 2], random.Random(9))
     assert "Game over" in result
     assert all(m.thread_id in (5, 7) for m in fake.bot_messages(GROUP))  # nothing outside the topics
+
+
+async def test_replay_tells_the_whole_game_from_the_log(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    await play_until_over(fake, GROUP, [1, 2], random.Random(11))
+    result = next(m for m in fake.bot_messages(GROUP) if "Game over" in m.text)
+    game_id = result.text.split("#")[1].split("<")[0]
+    fake.send(2, GROUP, "/replay")  # without a game: explained
+    await fake.wait_for(lambda: any("No such game" in m.text for m in fake.bot_messages(GROUP)), what="usage")
+    fake.send(1, GROUP, f"/replay {game_id}")
+    first = await fake.wait_for(
+        lambda: next((m for m in fake.bot_messages(GROUP) if f"Replay of game #{game_id}" in m.text), None),
+        what="a replay",
+    )
+    assert "— Bout 1:" in first.text and ("leads" in first.text) and "draws" in first.text
+    assert all(len(m.text) <= 4096 for m in fake.bot_messages(GROUP))
+    # Another chat cannot read this chat's games.
+    fake.add_group(-300, "Strangers")
+    fake.send(1, -300, f"/replay {game_id}")
+    await fake.wait_for(
+        lambda: any("No such game" in m.text for m in fake.bot_messages(-300)), what="a refusal"
+    )

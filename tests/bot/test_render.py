@@ -164,3 +164,17 @@ def test_leaderboards_and_stats_render_in_every_language(language: str) -> None:
     text = stats_text("Ann & co", [stats], [stats], t)
     assert "Ann &amp; co" in text and "12.3" in text
     assert {"en": "21 games", "ru": "21 игра", "uk": "21 гра"}[language] in text
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_replay_lines_tell_every_move_and_draw(language: str) -> None:
+    from bot.render import chunks, replay_lines
+
+    t = texts(language)
+    g = position(["7s 9d", "8s Qc"], talon="Kd Ah")
+    lines = replay_lines(g, [(0, "l7s"), (1, "c7s8s")], NAMES, t)
+    assert len(lines) == 6  # bout 1, lead, cover, beaten, seat 0 draws the whole talon, bout 2
+    assert "7♠" in lines[1] and "8♠" in lines[2]
+    assert g.attack == []  # the deal given is not changed
+    packed = chunks(["x" * 3000, "y" * 3000, "z" * 10])
+    assert [len(c) for c in packed] == [3000, 3011]
