@@ -41,7 +41,7 @@ class BackPress:
     table_id: int
 
 
-LOBBY_ACTIONS = ("join", "leave", "bot", "options", "done", "start", "set")
+LOBBY_ACTIONS = ("join", "leave", "bot", "options", "done", "start", "set", "rematch")
 GAME_TYPES = ("throw_in", "transfer")
 
 

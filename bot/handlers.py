@@ -411,6 +411,8 @@ async def _lobby_press(context: Context, d: Deps, user: User, press: LobbyPress)
     if live is None:
         return Outcome.refused(Refusal.NO_TABLE)
     chat_id = live.table.chat_id
+    if press.action == "rematch":
+        return await d.service.rematch(press.table_id, user)
     if press.action in ("options", "done", "set"):
         admin = user.id != live.table.creator_id and await _is_admin(context, chat_id, user.id)
         if press.action == "set":

@@ -7,6 +7,7 @@ import time
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from bot.callbacks import LobbyPress, encode
 from bot.i18n import Text, language_for, texts
 from bot.lobby import lobby_keyboard, lobby_text
 from bot.render import event_line, hand_keyboard, hand_text, result_text, table_text
@@ -106,7 +107,10 @@ class Presenter(Redraw):
                 reveal=reveal,
                 game_id=row.id if row else None,
             )
-            return Draft(live.table.chat_id, None, text, None, thread)
+            rematch = InlineKeyboardButton(
+                t("lobby.rematch"), callback_data=encode(LobbyPress(table_id, "rematch"))
+            )
+            return Draft(live.table.chat_id, None, text, InlineKeyboardMarkup([[rematch]]), thread)
         return Draft(live.table.chat_id, live.table.message_id, *self._table(live, t), thread)
 
     def _table(self, live: Live, t: Text) -> tuple[str, InlineKeyboardMarkup | None]:
@@ -114,7 +118,10 @@ class Presenter(Redraw):
         if table.status is TableStatus.CANCELLED:
             return t("lobby.cancelled"), None
         if table.status is TableStatus.LOBBY or live.game is None:
-            players = live.names
+            players = [
+                name + (" ⏳" if seat.user_id in live.pending else "")
+                for name, seat in zip(live.names, table.seats, strict=True)
+            ]
             keyboard = lobby_keyboard(table.id, t, editing=live.editing_options, options=table.options)
             return lobby_text(table.options, live.creator_name, players, t), keyboard
         seconds = None

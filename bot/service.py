@@ -48,6 +48,7 @@ class Refusal(StrEnum):
     TOO_FEW = "alert.too_few"
     TEAM_SIZE = "alert.team_size"
     LOBBY_EXISTS = "alert.lobby_exists"
+    WAITING = "alert.waiting"
     ILLEGAL = "illegal"  # the engine's reason goes with it
 
 
@@ -81,6 +82,10 @@ class Live:
     recent: deque[Event] = field(default_factory=lambda: deque(maxlen=RECENT))
     editing_options: bool = False
     closed_at: float | None = None  # when it finished or was cancelled
+    pending: set[int] = field(default_factory=set)  # rematch: players who have not confirmed yet
+    loser: tuple[int | None, int] | None = (
+        None  # rematch: the last durak (user id, or None and seat for a bot)
+    )
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def seat_of(self, user_id: int) -> int | None:
@@ -100,6 +105,8 @@ class Scheduler:
     def deadline(self, table_id: int, version: int, at: float | None) -> None: ...
 
     def bot_turn(self, table_id: int, version: int, delay: float) -> None: ...
+
+    def rematch_expiry(self, table_id: int, at: float) -> None: ...
 
 
 class Redraw:
@@ -180,6 +187,9 @@ class TableService:
 
     async def join(self, table_id: int, user: User) -> Outcome:
         async def seat_user(live: Live) -> Refusal | None:
+            if user.id in live.pending:
+                live.pending.discard(user.id)  # confirms the rematch
+                return None
             if live.seat_of(user.id) is not None:
                 return Refusal.ALREADY_SEATED
             return await self._seat(table_id, user.id)
@@ -203,6 +213,7 @@ class TableService:
             return await self._act(live, seat, TAKE_OVER)
 
         async def free(live: Live) -> None:
+            live.pending.discard(user_id)
             await self.storage.tables.remove_seat(table_id, seat)
 
         return await self._lobby(table_id, free)
@@ -251,10 +262,12 @@ class TableService:
                 return Outcome.refused(Refusal.TOO_FEW)
             if table.options.teams and players not in (4, 6):
                 return Outcome.refused(Refusal.TEAM_SIZE)
+            if live.pending:
+                return Outcome.refused(Refusal.WAITING)
             order = list(deck) if deck is not None else cards.deck(table.options.deck)
             if deck is None:
                 random.SystemRandom().shuffle(order)
-            game = Game.deal(table.options, players, deck=order)
+            game = Game.deal(table.options, players, deck=order, loser=self._rematch_loser(live))
             live.rated = all(s.user_id is not None for s in table.seats)
             deadline = self._deadline(live, game)
             row = await self.storage.games.start(
@@ -271,6 +284,53 @@ class TableService:
             await self._reload(live)
         self._after_change(live)
         return Outcome(True, table_id=table_id)
+
+    async def rematch(self, old_id: int, user: User) -> Outcome:
+        """The same players, seated again at once with the same options; the others confirm with Join
+        within the move timer or are dropped (RULES.md §3 decides who leads)."""
+        old = self.live.get(old_id)
+        if old is None or old.result is None:
+            return Outcome.refused(Refusal.NO_TABLE)
+        if old.seat_of(user.id) is None:
+            return Outcome.refused(Refusal.NOT_SEATED)
+        table = old.table
+        try:
+            new = await self.storage.tables.create(table.chat_id, table.thread_id, user.id, table.options)
+        except TableExists:
+            return Outcome.refused(Refusal.LOBBY_EXISTS)
+        live = Live(table=new, names=[], creator_name=user.display_name, chat_title=old.chat_title)
+        self.live[new.id] = live
+        durak = old.result.durak
+        if durak is not None:
+            live.loser = (table.seats[durak].user_id, durak)
+        async with live.lock:
+            for seat in table.seats:
+                await self._seat(new.id, seat.user_id)
+                if seat.user_id is not None and seat.user_id != user.id:
+                    live.pending.add(seat.user_id)
+            await self._reload(live)
+        self.scheduler.rematch_expiry(new.id, self.clock() + table.options.move_timer)
+        self.redraw.table(new.id)
+        return Outcome(True, table_id=new.id)
+
+    async def expire_rematch(self, table_id: int) -> None:
+        """The confirmation time is over: players who did not confirm leave their seats."""
+        live = self.live.get(table_id)
+        for user_id in list(live.pending) if live else []:
+            await self.leave(table_id, user_id)
+
+    def _rematch_loser(self, live: Live) -> int | None:
+        """The last durak's seat at this table, if they are still at it (None: lowest trump leads)."""
+        if live.loser is None:
+            return None
+        user_id, old_seat = live.loser
+        if user_id is None:
+            return (
+                old_seat
+                if old_seat < len(live.table.seats) and live.table.seats[old_seat].user_id is None
+                else None
+            )
+        return live.seat_of(user_id)
 
     # ------------------------------------------------------------------ play
 

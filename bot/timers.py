@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from telegram.ext import ContextTypes, JobQueue
+from telegram.ext import ContextTypes, Job, JobQueue
 
 from bot.service import Scheduler, TableService
 
@@ -15,23 +15,31 @@ class JobScheduler(Scheduler):
     def __init__(self, job_queue: JobQueue[Any], service: TableService | None = None) -> None:
         self.job_queue = job_queue
         self.service = service
+        # Our own index of pending jobs: asking the JobQueue by name scans every job of every table.
+        self._jobs: dict[str, Job[Any]] = {}
 
-    def _replace(self, name: str) -> None:
-        for job in self.job_queue.get_jobs_by_name(name):
-            job.schedule_removal()
-
-    def deadline(self, table_id: int, version: int, at: float | None) -> None:
-        name = f"deadline:{table_id}"
-        self._replace(name)
+    def _schedule(self, name: str, callback: Any, at: float | None, data: tuple[int, int]) -> None:
+        """Replace the job called ``name`` (None: just cancel it)."""
+        old = self._jobs.pop(name, None)
+        if old is not None and not old.removed:
+            old.schedule_removal()
         if at is not None:
-            self.job_queue.run_once(
-                self._deadline, max(0.0, at - time.time()), data=(table_id, version), name=name
+            self._jobs[name] = self.job_queue.run_once(
+                callback, max(0.0, at - time.time()), data=data, name=name
             )
 
+    def deadline(self, table_id: int, version: int, at: float | None) -> None:
+        self._schedule(f"deadline:{table_id}", self._deadline, at, (table_id, version))
+
     def bot_turn(self, table_id: int, version: int, delay: float) -> None:
-        name = f"bot:{table_id}"
-        self._replace(name)
-        self.job_queue.run_once(self._bot_turn, delay, data=(table_id, version), name=name)
+        self._schedule(f"bot:{table_id}", self._bot_turn, time.time() + delay, (table_id, version))
+
+    def rematch_expiry(self, table_id: int, at: float) -> None:
+        self._schedule(f"rematch:{table_id}", self._rematch, at, (table_id, 0))
+
+    async def _rematch(self, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert self.service is not None and context.job is not None
+        await self.service.expire_rematch(_ids(context.job.data)[0])
 
     async def _deadline(self, context: ContextTypes.DEFAULT_TYPE) -> None:
         assert self.service is not None and context.job is not None

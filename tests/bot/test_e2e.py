@@ -504,3 +504,56 @@ async def test_replay_tells_the_whole_game_from_the_log(harness: Harness) -> Non
     await fake.wait_for(
         lambda: any("No such game" in m.text for m in fake.bot_messages(-300)), what="a refusal"
     )
+
+
+async def test_rematch_seats_the_same_players_who_confirm_and_the_durak_leads(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    first = table_id(lobby)
+    await start(harness, lobby)
+    await play_until_over(fake, GROUP, [1, 2], random.Random(12))
+    result = next(m for m in fake.bot_messages(GROUP) if "Game over" in m.text)
+    old = harness.deps.service.live[first]
+    assert old.result is not None and old.result.durak is not None
+    durak_user = old.table.seats[old.result.durak].user_id
+    rematch = next(data for label, data in result.buttons() if label == "Rematch")
+    fake.add_user(9, "Zed")
+    assert "show_alert" in await press_and_wait(fake, 9, GROUP, result.message_id, rematch)  # not a player
+    assert "text" not in await press_and_wait(fake, 1, GROUP, result.message_id, rematch)
+    new = await fake.wait_for(
+        lambda: next(
+            (m for m in reversed(fake.bot_messages(GROUP)) if "New game" in m.text and "⏳" in m.text), None
+        ),
+        what="the rematch lobby",
+    )
+    assert "Ann" in new.text and "Bob ⏳" in new.text
+    tid = table_id(new)
+    answer = await press_and_wait(fake, 1, GROUP, new.message_id, f"L:{tid}:start")
+    assert "confirm" in str(answer.get("text"))
+    await press_and_wait(fake, 2, GROUP, new.message_id, f"L:{tid}:join")  # Bob confirms
+    await fake.wait_for(lambda: "⏳" not in fake.messages[GROUP][new.message_id].text, what="Bob confirmed")
+    await press_and_wait(fake, 1, GROUP, new.message_id, f"L:{tid}:start")
+    live = harness.deps.service.live[tid]
+    assert live.game is not None and live.game.opening[0] == "loser"
+    assert live.table.seats[live.game.lead].user_id == durak_user  # rematch_lead = loser (the default)
+
+
+async def test_rematch_players_who_do_not_confirm_are_dropped(harness: Harness) -> None:
+    fake = harness.fake
+    app = harness.app
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    await play_until_over(fake, GROUP, [1, 2], random.Random(13))
+    result = next(m for m in fake.bot_messages(GROUP) if "Game over" in m.text)
+    rematch = next(data for label, data in result.buttons() if label == "Rematch")
+    await press_and_wait(fake, 1, GROUP, result.message_id, rematch)
+    new = await fake.wait_for(
+        lambda: next((m for m in reversed(fake.bot_messages(GROUP)) if "⏳" in m.text), None),
+        what="the rematch lobby",
+    )
+    tid = table_id(new)
+    assert app.job_queue is not None
+    (job,) = app.job_queue.get_jobs_by_name(f"rematch:{tid}")
+    await job.run(app)  # the confirmation time runs out
+    await fake.wait_for(lambda: "Bob" not in fake.messages[GROUP][new.message_id].text, what="Bob dropped")
+    assert [s.user_id for s in harness.deps.service.live[tid].table.seats] == [1]
