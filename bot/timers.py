@@ -3,9 +3,11 @@ writes them with each move); a job only asks the service to apply the timeout if
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
+from apscheduler.jobstores.base import JobLookupError  # type: ignore[import-untyped]
 from telegram.ext import ContextTypes, Job, JobQueue
 
 from bot.service import Scheduler, TableService
@@ -22,7 +24,8 @@ class JobScheduler(Scheduler):
         """Replace the job called ``name`` (None: just cancel it)."""
         old = self._jobs.pop(name, None)
         if old is not None and not old.removed:
-            old.schedule_removal()
+            with contextlib.suppress(JobLookupError):  # a one-off job that already ran is gone
+                old.schedule_removal()
         if at is not None:
             self._jobs[name] = self.job_queue.run_once(
                 callback, max(0.0, at - time.time()), data=data, name=name

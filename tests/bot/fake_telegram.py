@@ -45,6 +45,7 @@ class Message:
     reply_markup: dict[str, Any] | None
     thread_id: int | None = None
     from_bot: bool = True
+    table_id: int | None = None  # tests remember the lobby's table here: the buttons go once the game starts
 
     def buttons(self) -> list[tuple[str, str]]:
         if not self.reply_markup:

@@ -43,11 +43,15 @@ async def open_table(h: Harness, names: list[str], options: list[str] = ()) -> M
         await press_and_wait(fake, user, GROUP, lobby.message_id, f"L:{table}:join")
     last = names[-1]
     await fake.wait_for(lambda: last in fake.messages[GROUP][lobby.message_id].text, what="everybody seated")
+    lobby.table_id = int(table)  # remembered now: the buttons go once the game starts
     return lobby
 
 
 def table_id(lobby: Message) -> int:
-    return int(lobby.buttons()[0][1].split(":")[1])
+    """The table of a lobby message (read from its buttons the first time, while it still has them)."""
+    if lobby.table_id is None:
+        lobby.table_id = int(lobby.buttons()[0][1].split(":")[1])
+    return lobby.table_id
 
 
 async def start(h: Harness, lobby: Message) -> None:

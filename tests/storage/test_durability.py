@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import select
 import signal
 import subprocess
 import sys
@@ -25,7 +26,12 @@ def run_and_kill(path: Path, seed: int, after: float) -> dict[int, int]:
         text=True,
     )
     assert proc.stdout is not None
-    first = proc.stdout.readline()  # wait until it writes, so start-up time does not eat the window
+    # Wait until it writes, so start-up time does not eat the window; never wait forever.
+    ready, _, _ = select.select([proc.stdout], [], [], 60)
+    if not ready:
+        proc.kill()
+        raise AssertionError("the writer printed nothing in 60 s")
+    first = proc.stdout.readline()
     assert first, "the writer printed nothing"
     time.sleep(after)
     os.kill(proc.pid, signal.SIGKILL)
