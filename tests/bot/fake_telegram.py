@@ -78,6 +78,7 @@ class FakeTelegram:
     commands: dict[str, Any] = field(default_factory=dict)
     migrated: dict[int, int] = field(default_factory=dict)  # a group upgraded to a supergroup: old -> new id
     admins: dict[int, set[int]] = field(default_factory=dict)  # per group: its administrators
+    authors: dict[tuple[int, int], int] = field(default_factory=dict)  # (chat, message) -> who wrote it
     _changed: dict[int, asyncio.Event] = field(default_factory=dict)  # per chat: the bot sent or edited
     _answered: dict[str, asyncio.Event] = field(default_factory=dict)
     _update_ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -117,8 +118,17 @@ class FakeTelegram:
         self.updates.append(update)
         self._new_update.set()
 
-    def send(self, user_id: int, chat_id: int, text: str, *, thread_id: int | None = None) -> int:
-        """A user writes ``text`` in a chat (a group, or their private chat with the bot)."""
+    def send(
+        self,
+        user_id: int,
+        chat_id: int,
+        text: str,
+        *,
+        thread_id: int | None = None,
+        reply_to: int | None = None,
+    ) -> int:
+        """A user writes ``text`` in a chat (a group, or their private chat with the bot), maybe in reply to
+        message ``reply_to`` of that chat."""
         if chat_id == user_id and text.startswith("/start"):
             self.started.add(user_id)
         message_id = self._next_id(chat_id)
@@ -132,12 +142,15 @@ class FakeTelegram:
         if thread_id is not None:
             message["message_thread_id"] = thread_id
             message["is_topic_message"] = True
+        if reply_to is not None:
+            message["reply_to_message"] = self._message_json(self.messages[chat_id][reply_to])
         if text.startswith("/"):
             command = text.split()[0]
             message["entities"] = [{"type": "bot_command", "offset": 0, "length": len(command)}]
         self.messages.setdefault(chat_id, {})[message_id] = Message(
             chat_id, message_id, text, None, thread_id, False
         )
+        self.authors[(chat_id, message_id)] = user_id
         self._push({"message": message})
         return message_id
 
@@ -210,7 +223,7 @@ class FakeTelegram:
             "text": m.text,
             "from": {"id": BOT_ID, "is_bot": True, "first_name": "Durak", "username": BOT_USERNAME}
             if m.from_bot
-            else self.users.get(m.chat_id, {}),
+            else self.users[self.authors[(m.chat_id, m.message_id)]],
         }
         if m.reply_markup:
             data["reply_markup"] = m.reply_markup

@@ -18,6 +18,13 @@ def hand_message(fake: FakeTelegram, user_id: int) -> Message | None:
     return None
 
 
+RESULT_TITLES = ("Game over", "Игра окончена", "Гру закінчено")
+
+
+def is_result(text: str) -> bool:
+    return any(title in text for title in RESULT_TITLES)
+
+
 def group_texts(fake: FakeTelegram, chat_id: int) -> list[str]:
     return [m.text for m in fake.bot_messages(chat_id)]
 
@@ -47,9 +54,9 @@ async def play_until_over(
     """Everybody presses one of their shown buttons at random until the group gets the result (or, with
     ``allow_unfinished``, until ``limit`` presses). ``check`` runs after every press."""
     presses = 0
-    earlier = len([m for m in fake.bot_messages(chat_id) if "Game over" in m.text])
+    earlier = len([m for m in fake.bot_messages(chat_id) if is_result(m.text)])
     while presses < limit:
-        results = [m.text for m in fake.bot_messages(chat_id) if "Game over" in m.text]
+        results = [m.text for m in fake.bot_messages(chat_id) if is_result(m.text)]
         if len(results) > earlier:
             return results[-1]
         pressed = False

@@ -561,3 +561,87 @@ async def test_rematch_players_who_do_not_confirm_are_dropped(harness: Harness) 
     await job.run(app)  # the confirmation time runs out
     await fake.wait_for(lambda: "Bob" not in fake.messages[GROUP][new.message_id].text, what="Bob dropped")
     assert [s.user_id for s in harness.deps.service.live[tid].table.seats] == [1]
+
+
+LOCAL = {
+    "en": [
+        "Deck sealed",
+        "Your hand",
+        "Game over",
+        "Rematch",
+        "Leaderboard of this chat",
+        "Statistics of",
+        "Replay of game",
+    ],
+    "ru": [
+        "Колода запечатана",
+        "Ваши карты",
+        "Игра окончена",
+        "Реванш",
+        "Рейтинг чата",
+        "Статистика:",
+        "Запись игры",
+    ],
+    "uk": [
+        "Колоду запечатано",
+        "Ваші карти",
+        "Гру закінчено",
+        "Реванш",
+        "Рейтинг чату",
+        "Статистика:",
+        "Запис гри",
+    ],
+}
+
+
+@pytest.mark.parametrize("language", ["en", "ru", "uk"])
+async def test_group_life_in_every_language(harness: Harness, language: str) -> None:
+    from bot.settings_menu import LANGUAGE_NAMES
+
+    sealed, hand, over, rematch, top, stats, replay = LOCAL[language]
+    fake = harness.fake
+    fake.add_group(GROUP, "Friends")
+    for i, name in ((1, "Ann"), (2, "Bob")):
+        fake.add_user(i, name, language=language, started=False)
+        fake.send(i, i, "/start")
+        await fake.wait_for(lambda i=i: fake.last(i), what="the welcome")  # type: ignore[misc]
+    fake.admins[GROUP] = {1}
+    fake.send(1, GROUP, "/settings")
+    menu = await _lobby_in(harness, GROUP)
+    choice = next(data for label, data in menu.buttons() if LANGUAGE_NAMES[language] in label)
+    await press_and_wait(fake, 1, GROUP, menu.message_id, choice)
+    fake.send(1, GROUP, "/newgame")
+    lobby = await fake.wait_for(
+        lambda: (m := fake.last(GROUP)) is not None and m.message_id != menu.message_id and m, what="a lobby"
+    )
+    await press_and_wait(fake, 2, GROUP, lobby.message_id, f"L:{table_id(lobby)}:join")
+    await fake.wait_for(lambda: "Bob" in fake.messages[GROUP][lobby.message_id].text, what="Bob seated")
+    await start(harness, lobby)
+    await fake.wait_for(lambda: sealed in fake.messages[GROUP][lobby.message_id].text, what="the seal")
+    await fake.wait_for(lambda: (m := hand_message(fake, 1)) is not None and hand in m.text, what="a hand")
+    result_text = await play_until_over(fake, GROUP, [1, 2], random.Random(21))
+    assert over in result_text
+    result = next(m for m in fake.bot_messages(GROUP) if m.text == result_text)
+    assert [label for label, _ in result.buttons()] == [rematch]
+    game_id = result_text.split("#")[1].split("<")[0]
+    for command, expected in (("/top", top), ("/stats", stats), (f"/replay {game_id}", replay)):
+        fake.send(2, GROUP, command)
+        await _group_says(fake, expected)
+    await press_and_wait(fake, 2, GROUP, result.message_id, result.buttons()[0][1])
+    await fake.wait_for(
+        lambda: any("⏳" in m.text for m in fake.bot_messages(GROUP)), what="the rematch lobby"
+    )
+
+
+async def _group_says(fake: FakeTelegram, text: str) -> None:
+    await fake.wait_for(lambda: any(text in m.text for m in fake.bot_messages(GROUP)), what=text)
+
+
+async def test_stats_of_a_replied_to_user(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    await play_until_over(fake, GROUP, [1, 2], random.Random(22))
+    said = fake.send(2, GROUP, "good game")
+    fake.send(1, GROUP, "/stats", reply_to=said)
+    await _group_says(fake, "Statistics of Bob")
