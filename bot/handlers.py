@@ -69,6 +69,14 @@ async def _user(d: Deps, update: Update) -> User | None:
     return await d.storage.users.seen(_record(tg))
 
 
+async def _asked(update: Update, context: Context) -> tuple[Deps, Message, User] | None:
+    """The dependencies, the message and its (recorded) author of a command, or None if it has neither."""
+    d = deps(context)
+    message = update.effective_message
+    user = await _user(d, update)
+    return None if message is None or user is None else (d, message, user)
+
+
 async def _group(d: Deps, chat: Chat | None) -> bool:
     if chat is None or chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP):
         return False
@@ -116,11 +124,10 @@ async def start(update: Update, context: Context) -> None:
 
 
 async def new_game(update: Update, context: Context) -> None:
-    d = deps(context)
-    message = update.effective_message
-    user = await _user(d, update)
-    if message is None or user is None or not await _group(d, update.effective_chat):
+    asked = await _asked(update, context)
+    if asked is None or not await _group(asked[0], update.effective_chat):
         return
+    d, message, user = asked
     chat = await d.storage.chats.get(message.chat_id)
     options = chat.default_options if chat and chat.default_options else Options()
     outcome = await d.service.open_lobby(
@@ -235,11 +242,10 @@ async def top_command(update: Update, context: Context) -> None:
 
 async def stats_command(update: Update, context: Context) -> None:
     """/stats: your statistics, or those of the user whose message you reply to."""
-    d = deps(context)
-    message = update.effective_message
-    user = await _user(d, update)
-    if message is None or user is None:
+    asked = await _asked(update, context)
+    if asked is None:
         return
+    d, message, user = asked
     await _group(d, update.effective_chat)
     subject = user
     replied = message.reply_to_message.from_user if message.reply_to_message else None
@@ -294,22 +300,20 @@ async def replay_command(update: Update, context: Context) -> None:
 
 async def language_command(update: Update, context: Context) -> None:
     """/language in private: the language of the bot's private messages to you."""
-    d = deps(context)
-    message = update.effective_message
-    user = await _user(d, update)
-    if message is None or user is None:
+    asked = await _asked(update, context)
+    if asked is None:
         return
+    d, message, user = asked
     text, keyboard = language_menu(await d.presenter.user_text(user.id))
     await message.reply_text(text, reply_markup=keyboard)
 
 
 async def settings_command(update: Update, context: Context) -> None:
     """/settings in a group (admins): the group's language and the options new tables start from."""
-    d = deps(context)
-    message = update.effective_message
-    user = await _user(d, update)
-    if message is None or user is None or not await _group(d, update.effective_chat):
+    asked = await _asked(update, context)
+    if asked is None or not await _group(asked[0], update.effective_chat):
         return
+    d, message, user = asked
     t = await d.presenter.group_text(message.chat_id)
     if not await _is_admin(context, message.chat_id, user.id):
         await message.reply_text(t("settings.admins_only"))
