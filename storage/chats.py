@@ -22,10 +22,17 @@ def _chat(row: Row) -> Chat:
 
 
 class Chats:
+    """Chats are read for every redraw of a group message, so they are cached; writes go through here."""
+
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._cache: dict[int, Chat] = {}
 
     async def seen(self, chat_id: int, type: str, title: str | None, is_forum: bool = False) -> Chat:
+        known = await self.get(chat_id)
+        if known is not None and (known.type, known.title, known.is_forum) == (type, title, is_forum):
+            return known  # nothing new: no write, no fsync
+        self._cache.pop(chat_id, None)
         await self.db.execute(
             """INSERT INTO chats (id, type, title, is_forum, updated_at) VALUES (?, ?, ?, ?, ?)
                ON CONFLICT (id) DO UPDATE SET type = excluded.type, title = excluded.title,
@@ -37,22 +44,36 @@ class Chats:
         return found
 
     async def get(self, chat_id: int) -> Chat | None:
+        if chat_id in self._cache:
+            return self._cache[chat_id]
         row = await self.db.fetch_one("SELECT * FROM chats WHERE id = ?", (chat_id,))
-        return _chat(row) if row else None
+        if row is None:
+            return None
+        self._cache[chat_id] = found = _chat(row)
+        return found
 
     async def set_language(self, chat_id: int, language: str | None) -> None:
         await self.db.execute(
             "UPDATE chats SET language = ?, updated_at = ? WHERE id = ?", (language, time.time(), chat_id)
         )
+        self._cache.pop(chat_id, None)
 
     async def set_default_options(self, chat_id: int, options: Options | None) -> None:
         await self.db.execute(
             "UPDATE chats SET default_options = ?, updated_at = ? WHERE id = ?",
             (options.model_dump_json() if options else None, time.time(), chat_id),
         )
+        self._cache.pop(chat_id, None)
 
     async def migrate(self, old_id: int, new_id: int) -> None:
         """A group became a supergroup with a new id: move its settings, tables, results and ratings."""
+        try:
+            await self._migrate(old_id, new_id)
+        finally:  # both ids changed under the cache
+            self._cache.pop(old_id, None)
+            self._cache.pop(new_id, None)
+
+    async def _migrate(self, old_id: int, new_id: int) -> None:
         async with self.db.transaction():
             old = await self.get(old_id)
             if old is None:

@@ -12,9 +12,10 @@ import contextvars
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
+from pydantic import BaseModel
 
 from storage.migrations import migrate
 
@@ -23,6 +24,12 @@ _in_transaction: contextvars.ContextVar[Database | None] = contextvars.ContextVa
 )
 
 Row = aiosqlite.Row
+M = TypeVar("M", bound=BaseModel)
+
+
+def record(model: type[M], row: Row) -> M:
+    """A typed record from a row whose columns carry the record's field names (extra columns are ignored)."""
+    return model.model_validate({key: row[key] for key in row.keys()})  # noqa: SIM118 (Row has no iteration by key)
 
 
 class Database:

@@ -7,7 +7,7 @@ import time
 from engine import Game
 from engine.log import replay
 from engine.snapshot import SnapshotError, loads
-from storage.db import Database, Row
+from storage.db import Database, record
 from storage.records import GameRow, LoggedAction, TableStatus
 
 
@@ -23,22 +23,6 @@ class BrokenSnapshot(Exception):
         self.table_id = table_id
         self.game_id = game_id
         self.reason = reason
-
-
-def _game(row: Row) -> GameRow:
-    return GameRow(
-        id=row["id"],
-        table_id=row["table_id"],
-        deal=row["deal"],
-        snapshot=row["snapshot"],
-        version=row["version"],
-        seq=row["seq"],
-        rated=bool(row["rated"]),
-        started_at=row["started_at"],
-        finished_at=row["finished_at"],
-        deck=row["deck"],
-        salt=row["salt"],
-    )
 
 
 class Games:
@@ -105,14 +89,14 @@ class Games:
 
     async def get(self, game_id: int) -> GameRow | None:
         row = await self.db.fetch_one("SELECT * FROM games WHERE id = ?", (game_id,))
-        return _game(row) if row else None
+        return record(GameRow, row) if row else None
 
     async def current(self, table_id: int) -> GameRow | None:
         """The table's latest game."""
         row = await self.db.fetch_one(
             "SELECT * FROM games WHERE table_id = ? ORDER BY id DESC LIMIT 1", (table_id,)
         )
-        return _game(row) if row else None
+        return record(GameRow, row) if row else None
 
     async def log(self, game_id: int) -> list[LoggedAction]:
         rows = await self.db.fetch_all(

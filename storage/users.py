@@ -4,21 +4,8 @@ from __future__ import annotations
 
 import time
 
-from storage.db import Database, Row
+from storage.db import Database, record
 from storage.records import User
-
-
-def _user(row: Row) -> User:
-    return User(
-        id=row["id"],
-        first_name=row["first_name"],
-        last_name=row["last_name"],
-        username=row["username"],
-        telegram_language=row["telegram_language"],
-        language=row["language"],
-        started=bool(row["started"]),
-        blocked=bool(row["blocked"]),
-    )
 
 
 class Users:
@@ -53,7 +40,7 @@ class Users:
         row = await self.db.fetch_one("SELECT * FROM users WHERE id = ?", (user_id,))
         if row is None:
             return None
-        self._cache[user_id] = found = _user(row)
+        self._cache[user_id] = found = record(User, row)
         return found
 
     def _forget(self, user_id: int) -> None:
