@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from engine import Event, Game, Options, Result, cards
+from engine import Event, Game, Options, OptionsError, Result, cards
 from engine.ai import HeuristicPlayer
 from engine.events import EventKind, IllegalMove
 from engine.fairness import deck_text, new_salt
@@ -258,10 +258,10 @@ class TableService:
             if user_id != table.creator_id and not is_admin:
                 return Outcome.refused(Refusal.CREATOR_ONLY)
             players = len(table.seats)
-            if players < 2:
-                return Outcome.refused(Refusal.TOO_FEW)
-            if table.options.teams and players not in (4, 6):
-                return Outcome.refused(Refusal.TEAM_SIZE)
+            try:
+                table.options.check_players(players)  # the engine says who may play; we only translate it
+            except OptionsError as exc:
+                return Outcome.refused(_PLAYER_COUNT.get(exc.code, Refusal.FULL))
             if live.pending:
                 return Outcome.refused(Refusal.WAITING)
             order = list(deck) if deck is not None else cards.deck(table.options.deck)
@@ -511,5 +511,7 @@ class TableService:
             return None
         return view(live.game, seat)
 
+
+_PLAYER_COUNT = {"too_few_players": Refusal.TOO_FEW, "teams_need_4_or_6": Refusal.TEAM_SIZE}
 
 _QUIET = frozenset({EventKind.BOUT, EventKind.DREW, EventKind.GAME_OVER})

@@ -645,3 +645,15 @@ async def test_stats_of_a_replied_to_user(harness: Harness) -> None:
     said = fake.send(2, GROUP, "good game")
     fake.send(1, GROUP, "/stats", reply_to=said)
     await _group_says(fake, "Statistics of Bob")
+
+
+async def test_starting_alone_or_with_a_wrong_team_size_is_refused(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob", "Cid"], ["teams"])
+    answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
+    assert "exactly 4 or 6" in str(answer.get("text"))
+    for user in (2, 3):
+        await press_and_wait(fake, user, GROUP, lobby.message_id, f"L:{table_id(lobby)}:leave")
+    await fake.wait_for(lambda: "Cid" not in fake.messages[GROUP][lobby.message_id].text, what="Cid gone")
+    answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
+    assert "At least 2 players" in str(answer.get("text"))
