@@ -6,6 +6,7 @@ Edges (bot, storage, tests): ``check``/``apply`` validate and return an ``Applie
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -20,22 +21,21 @@ HAND_SIZE = 6
 
 _LEAD, _THROW_IN, _COVER, _TAKE, _PASS, _TRANSFER, _SHOW = range(7)
 
-# _LEADS[p][byte]: every lead from the cards of ranks 2p and 2p+1 that a hand holds (``byte`` is those
-# eight bits of the hand): each non-empty subset of one rank, as a move. A LEAD move is its card mask << 3,
-# so a move's bit_count() is its number of cards.
-_LEADS = tuple(
-    tuple(
+
+@functools.cache
+def _lead_table(shift: int) -> tuple[tuple[Move, ...], ...]:
+    """[bits]: every lead from a hand whose cards of the three ranks at ``shift`` are ``bits`` (12 bits):
+    each non-empty subset of one rank, as a move. A LEAD move is its card mask << 3, so a move's
+    bit_count() is its number of cards."""
+    return tuple(
         tuple(
-            sub << (4 * r) << 3
-            for r in (2 * p, 2 * p + 1)
-            if r < 13
+            sub << (shift + 4 * r) << 3
+            for r in range(3)
             for sub in range(1, 16)
-            if sub & (byte >> (4 * (r - 2 * p))) == sub
+            if sub & (bits >> 4 * r) == sub
         )
-        for byte in range(256)
+        for bits in range(4096)
     )
-    for p in range(7)
-)
 
 
 class Opening:
@@ -75,11 +75,15 @@ class _Rules:
 
     __slots__ = (
         "cap",
+        "draw_order",
         "first_cap",
+        "lead_tables",
         "miss_limit",
+        "near",
         "neighbours",
         "options",
         "show_trump",
+        "targets",
         "teams",
         "transfer",
         "transfer_first_bout",
@@ -95,6 +99,18 @@ class _Rules:
         self.neighbours = options.throw_in is ThrowIn.NEIGHBOURS
         self.teams = options.teams
         self.miss_limit = 2 if players == 2 else 3
+        low = (DECK_MASK[options.deck] & -DECK_MASK[options.deck]).bit_length() - 1
+        self.lead_tables = tuple((shift, _lead_table(shift)) for shift in range(low, 52, 12))
+        # (defender, lead, seats out) -> throwers, and (seat, seats out) -> its target: the table's
+        # topology changes only when somebody goes out, so playouts look it up instead of walking seats.
+        self.near: dict[int, tuple[int, ...]] = {}
+        self.targets: dict[int, int] = {}
+        # draw_order[lead | defender << 3]: lead attacker first, then clockwise, the defender last (§6)
+        self.draw_order = {
+            lead | d << 3: (*(s for s in ((lead + k) % players for k in range(players)) if s != d), d)
+            for lead in range(players)
+            for d in range(players)
+        }
 
 
 class Game:
@@ -109,6 +125,7 @@ class Game:
         "discard",
         "emptied",
         "finishers",
+        "gone",
         "hands",
         "known",
         "last_defender",
@@ -149,11 +166,12 @@ class Game:
     taking: bool
     passed: int  # seat bits: passed since the table last changed
     shown: int  # seat bits: showed a trump to transfer in this bout
-    thr: list[int]  # throwers of this bout, derived from lead, defender and who is out
+    thr: tuple[int, ...]  # throwers of this bout, derived from lead, defender and who is out
     bout: int
     cap: int  # attack cards this bout may hold at most (5 in the first bout, 6, or the hand "до завала")
     beaters: tuple[int, ...]  # BEATERS for this game's trump
     out: list[int]  # per seat: the bout in which it went out, -1 while in play
+    gone: int  # seat bits: out of play (derived from ``out``)
     finishers: list[int]  # seats in the order they went out
     emptied: list[int]  # per seat: the cards of the move that emptied its hand (pogony)
     known: list[int]  # per seat: cards everybody knows it holds (picked up, shown, the public trump)
@@ -244,6 +262,7 @@ class Game:
         g.taking, g.passed, g.shown = False, 0, 0
         g.bout = bout
         g.out = [-1] * players
+        g.gone = 0
         g.finishers, g.emptied = [], [0] * players
         g.misses, g.auto = [0] * players, 0
         g.last_defender, g.version, g.result = -1, 0, None
@@ -302,10 +321,11 @@ class Game:
             self.passed,
             self.shown,
         )
-        g.thr, g.bout, g.out, g.finishers, g.emptied = (
-            self.thr[:],
+        g.thr, g.bout, g.out, g.gone, g.finishers, g.emptied = (
+            self.thr,
             self.bout,
             self.out[:],
+            self.gone,
             self.finishers[:],
             self.emptied[:],
         )
@@ -344,6 +364,13 @@ class Game:
 
     def _next_target(self, seat: int) -> int:
         """The next active opponent clockwise: the defender against ``seat``, or whom it transfers to."""
+        key = seat | self.gone << 3
+        target = self.rules.targets.get(key)
+        if target is None:
+            target = self.rules.targets[key] = self._find_target(seat)
+        return target
+
+    def _find_target(self, seat: int) -> int:
         n, out = self.n, self.out
         if not self.rules.teams:
             s = self._next_active(seat)
@@ -354,7 +381,14 @@ class Game:
                 return s
         return -1
 
-    def _throwers(self) -> list[int]:
+    def _throwers(self) -> tuple[int, ...]:
+        key = self.defender | self.lead << 3 | self.gone << 6
+        thr = self.rules.near.get(key)
+        if thr is None:
+            thr = self.rules.near[key] = tuple(self._find_throwers())
+        return thr
+
+    def _find_throwers(self) -> list[int]:
         d = self.defender
         team = self.team(d)
         if not self.rules.neighbours:
@@ -402,10 +436,10 @@ class Game:
     def _leads(self, hand: int) -> list[Move]:
         room = min(self.cap, self.hands[self.defender].bit_count())
         moves: list[Move] = []
-        for p in range(7):
-            byte = hand >> (8 * p) & 255
-            if byte:
-                moves.extend(_LEADS[p][byte])
+        for shift, table in self.rules.lead_tables:
+            bits = hand >> shift & 4095
+            if bits:
+                moves.extend(table[bits])
         return moves if room >= 4 else [m for m in moves if m.bit_count() <= room]
 
     def _defences(self, seat: int, hand: int) -> list[Move]:
@@ -556,6 +590,7 @@ class Game:
 
     def _go_out(self, seat: int) -> None:
         self.out[seat] = self.bout
+        self.gone |= 1 << seat
         self.finishers.append(seat)
 
     def _settle(self, log: list[Event] | None) -> None:
@@ -591,10 +626,11 @@ class Game:
         self.last_defender = d
         self.bout += 1
         out = self.out
-        alive = [s for s in range(self.n) if out[s] < 0]
-        if len(alive) <= 1 or (self.rules.teams and len({s & 1 for s in alive}) == 1):
-            self._finish(log)
-            return
+        if self.gone:  # nobody goes out while the talon lasts
+            alive = [s for s in range(self.n) if out[s] < 0]
+            if len(alive) <= 1 or (self.rules.teams and len({s & 1 for s in alive}) == 1):
+                self._finish(log)
+                return
         if taken:
             nxt = self._next_active(d)
         elif out[d] < 0:
@@ -612,9 +648,8 @@ class Game:
 
     def _draw(self, lead: int, defender: int, log: list[Event] | None) -> None:
         """Lead attacker first, then clockwise, the defender last (RULES.md §6)."""
-        n, out, hands, talon = self.n, self.out, self.hands, self.talon
-        order = [s for s in ((lead + step) % n for step in range(n)) if s != defender]
-        order.append(defender)
+        out, hands, talon = self.out, self.hands, self.talon
+        order = self.rules.draw_order[lead | defender << 3]
         for s in order:
             if out[s] >= 0:
                 continue

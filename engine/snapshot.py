@@ -178,6 +178,7 @@ def _build(snap: Snapshot) -> Game:
     g.bout = snap.bout
     g.cap = g.rules.first_cap if g.bout == 0 else g.rules.cap
     g.out = list(snap.out)
+    g.gone = mask_of(s for s in range(n) if g.out[s] >= 0)
     g.finishers = list(snap.finishers)
     g.emptied = [_mask(m) for m in snap.emptied]
     g.known = [_mask(m) for m in snap.known]
