@@ -39,6 +39,7 @@ class View:
     defender: int
     taking: bool
     passed: tuple[int, ...]
+    shown: tuple[int, ...]  # seats that showed a trump to transfer in this bout (once each)
     throwers: tuple[int, ...]
     bout: int
     seats: tuple[SeatInfo, ...]
@@ -82,6 +83,7 @@ def view(game: Game, seat: int | None = None) -> View:
         defender=game.defender,
         taking=game.taking,
         passed=tuple(s for s in range(n) if game.passed >> s & 1),
+        shown=tuple(s for s in range(n) if game.shown >> s & 1),
         throwers=tuple(game.thr),
         bout=game.bout,
         seats=tuple(

@@ -1,0 +1,158 @@
+"""Tournament: computer players against each other on fixed deals, seats rotated so every deal is played
+from every seat (heads-up: each deal twice, seats swapped).
+
+    .venv/bin/python bench/tournament.py search greedy --deals 100 --budget 1.0 --jobs 2
+    .venv/bin/python bench/tournament.py search heuristic --players 4 --variant transfer --deals 50
+
+Players: random, greedy, heuristic, search (ISMCTS, ``--budget`` seconds a move), easy, normal, hard.
+With fewer names than seats, the names repeat around the table (A B A B ...). Prints per player the durak
+rate, the share of decisive games it escaped with a 95% Wilson interval, and decision times p50/p99 of the
+moves it had to think about (forced moves are instant and left out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import random
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import Game, Options, Variant
+from engine.ai import GreedyPlayer, HeuristicPlayer, Player, RandomPlayer, SearchPlayer
+from engine.ai.levels import Level, player_for
+from engine.views import view
+
+
+def make(name: str, budget: float, seed: int) -> Player:
+    if name == "random":
+        return RandomPlayer(random.Random(seed))
+    if name == "greedy":
+        return GreedyPlayer()
+    if name == "heuristic":
+        return HeuristicPlayer()
+    if name == "search":
+        return SearchPlayer(budget, seed=seed)
+    return player_for(Level(name), seed=seed)
+
+
+@dataclass
+class Tally:
+    games: int = 0
+    durak: int = 0  # games it lost (team play: its team lost)
+    decisive: int = 0  # games with a loser
+    escaped: int = 0  # decisive games it did not lose
+    times: list[float] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Job:
+    deal: int
+    rotation: int
+    names: tuple[str, ...]
+    options: Options
+    budget: float
+    seed: int
+
+
+def play(job: Job) -> tuple[tuple[str, ...], tuple[bool, ...], bool, dict[str, list[float]]]:
+    """One game: who sat where, who lost, whether anyone lost, and each name's thinking times."""
+    n = len(job.names)
+    seats = tuple(job.names[(s + job.rotation) % n] for s in range(n))
+    rng = random.Random(job.seed * 1_000_003 + job.deal)
+    game = Game.deal(job.options, n, rng=rng)  # the same deal for every rotation
+    players = [make(name, job.budget, job.seed + 7919 * job.deal + s) for s, name in enumerate(seats)]
+    times: dict[str, list[float]] = defaultdict(list)
+    pick = random.Random(job.deal + 31 * job.rotation)
+    while game.result is None:
+        on_clock = game.to_act()
+        seat = on_clock[0] if len(on_clock) == 1 else pick.choice(on_clock)
+        seen = view(game, seat)
+        start = time.perf_counter()
+        move = players[seat].choose(seen)
+        if len(seen.moves) > 1:
+            times[seats[seat]].append(time.perf_counter() - start)
+        game.apply(seat, move)  # validated: an illegal choice would raise here
+    result = game.result
+    lost = tuple(s in result.losers or result.losing_team == game.team(s) for s in range(n))
+    return seats, lost, not result.draw, dict(times)
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (centre - half, centre + half)
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("names", nargs="+", help="players, e.g. search greedy")
+    parser.add_argument("--players", type=int, default=0, help="seats at the table (default: the names)")
+    parser.add_argument("--deals", type=int, default=50)
+    parser.add_argument("--budget", type=float, default=1.0, help="seconds per move for 'search'")
+    parser.add_argument("--variant", choices=[v.value for v in Variant], default="throw_in")
+    parser.add_argument("--deck", type=int, choices=(24, 36, 52), default=36)
+    parser.add_argument("--teams", action="store_true")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (one core each)")
+    args = parser.parse_args()
+    n = args.players or len(args.names)
+    names = tuple(args.names[s % len(args.names)] for s in range(n))
+    options = Options(variant=Variant(args.variant), deck=args.deck, teams=args.teams)
+    options.check_players(n)
+    rotations = n if len(set(names)) > 1 else 1
+    jobs = [
+        Job(d, r, names, options, args.budget, args.seed) for d in range(args.deals) for r in range(rotations)
+    ]
+    start = time.perf_counter()
+    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+        games = pool.map(play, jobs, chunksize=1) if args.jobs > 1 else list(map(play, jobs))
+    tallies: dict[str, Tally] = defaultdict(Tally)
+    for seats, lost, decisive, times in games:
+        for s, name in enumerate(seats):
+            t = tallies[name]
+            t.games += 1
+            t.durak += lost[s]
+            t.decisive += decisive
+            t.escaped += decisive and not lost[s]
+        for name, spent in times.items():
+            tallies[name].times.extend(spent)
+    print(
+        f"{len(games)} games ({args.deals} deals × {rotations} seatings), {n} players, {args.deck} cards, "
+        f"{args.variant}{', teams' if args.teams else ''}, search budget {args.budget}s, "
+        f"{args.jobs} jobs, {time.perf_counter() - start:.0f}s"
+    )
+    print(
+        f"{'player':<11}{'seat-games':>11}{'durak':>8}{'escaped':>9}{'95% CI':>17}{'p50 ms':>9}{'p99 ms':>9}"
+    )
+    for name in dict.fromkeys(names):
+        t = tallies[name]
+        low, high = wilson(t.escaped, t.decisive)
+        rate = t.escaped / t.decisive if t.decisive else 0.0
+        print(
+            f"{name:<11}{t.games:>11}{t.durak / t.games:>8.1%}{rate:>9.1%}"
+            f"{f'{low:.1%}–{high:.1%}':>17}{percentile(t.times, 0.5) * 1e3:>9.0f}"
+            f"{percentile(t.times, 0.99) * 1e3:>9.0f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

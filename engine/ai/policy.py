@@ -1,0 +1,104 @@
+"""The playout policy of search: a quick, sensible move for any seat of a game, from a few integer
+operations on its hand (search plays thousands of games per decision with it).
+
+It plays like a plain careful player: lead the cheapest plain rank, cover with the cheapest card that beats,
+take rather than spend a high trump early, transfer with plain cards, throw in cheap plain cards, and now and
+then a random legal move, so playouts do not all follow one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.cards import RANK_MASK, SUIT_MASK
+from engine.game import Game, Result
+from engine.moves import PASS, TAKE, Kind, Move
+
+TRUMP_PREMIUM = 13  # a trump outranks every plain card
+EXPLORE = 0.08  # share of random moves in playouts
+_HIGH_TRUMP = 10  # queens and up: covering with them early costs more than taking
+_JACK = 9
+
+
+def cost(card: int, trump: int) -> int:
+    """How much a card is worth keeping: its rank, and trumps above every plain card."""
+    return (card >> 2) + (TRUMP_PREMIUM if card & 3 == trump else 0)
+
+
+def rewards(result: Result, players: int) -> list[float]:
+    """Per seat: 1 for escaping, 0 for losing (in team play, the whole losing team), ½ in a draw."""
+    r = [1.0] * players
+    if result.losing_team is not None:
+        for s in range(result.losing_team, players, 2):
+            r[s] = 0.0
+    for s in result.losers:
+        r[s] = 0.0
+    for s in result.drawn:
+        r[s] = 0.5
+    return r
+
+
+def _lowest(mask: int) -> int:
+    return (mask & -mask).bit_length() - 1
+
+
+def policy_move(game: Game, seat: int, moves: list[Move]) -> Move:
+    """The policy's choice for ``seat`` among its legal ``moves`` (not empty)."""
+    if len(moves) == 1:
+        return moves[0]
+    hand, trump = game.hands[seat], game.trump
+    trumps = SUIT_MASK[trump]
+    plain = hand & ~trumps
+    if not game.attack:  # a lead: the cheapest rank, every plain card of it that the bout can take
+        low = _lowest(plain or hand)
+        group = (plain or hand) & RANK_MASK[low >> 2]
+        move = group << 3
+        return move if move in moves else (1 << low) << 3
+    if seat == game.defender:
+        return _defence(game, hand, trumps, moves)
+    throws = plain & game.ranks
+    if throws:
+        low = _lowest(throws)
+        if low >> 2 <= _JACK or not game.talon:
+            move = Kind.THROW_IN | low << 3
+            if move in moves:
+                return move
+    if not game.talon and not plain and hand & game.ranks:
+        move = Kind.THROW_IN | _lowest(hand & game.ranks) << 3
+        if move in moves:
+            return move
+    return PASS if PASS in moves else moves[0]
+
+
+def _defence(game: Game, hand: int, trumps: int, moves: list[Move]) -> Move:
+    for m in moves:
+        kind = m & 7
+        if kind == Kind.SHOW_TRUMP or (kind == Kind.TRANSFER and not (1 << (m >> 3)) & trumps):
+            return m  # pass the attack on: it costs nothing or a plain card
+    beaters, cover = game.beaters, game.cover
+    for i, a in enumerate(game.attack):
+        if cover[i] < 0:
+            options = hand & beaters[a]
+            if not options:
+                return TAKE
+            cheap = options & ~trumps
+            card = _lowest(cheap or options)
+            if not cheap and card >> 2 >= _HIGH_TRUMP and len(game.talon) > 4:
+                return TAKE
+            return Kind.COVER | a << 3 | card << 9
+    return TAKE
+
+
+def playout(game: Game, random: Callable[[], float]) -> Result:
+    """Play ``game`` to the end with the policy (mutates it); the seat on the clock is drawn at random when
+    several throwers may act."""
+    to_act, legal, push = game.to_act, game.legal_moves, game.push
+    while game.result is None:
+        seats = to_act()
+        seat = seats[0] if len(seats) == 1 else seats[int(random() * len(seats))]
+        moves = legal(seat)
+        if random() < EXPLORE:
+            push(seat, moves[int(random() * len(moves))])
+        else:
+            push(seat, policy_move(game, seat, moves))
+    return game.result

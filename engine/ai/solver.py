@@ -1,0 +1,103 @@
+"""Exact endgames: with every card's place known and two sides left, the game is one of perfect
+information; alpha-beta with a transposition table finds its value.
+
+Values are what the game is worth to one seat with best play on both sides: 1 escaping, ½ a draw, 0 losing.
+Only the seats on the clock move, as at a table with timers (throwers wait for the defender).
+"""
+
+from __future__ import annotations
+
+import time
+
+from engine.ai.policy import policy_move, rewards
+from engine.game import Game
+from engine.moves import Move
+
+
+class OutOfBudget(Exception):
+    """The position needs more nodes than the solver may spend."""
+
+
+def sides(game: Game) -> int:
+    """How many sides still hold cards (teams count as one)."""
+    return len({game.team(s) for s in range(game.n) if game.out[s] < 0})
+
+
+def _key(g: Game) -> tuple[object, ...]:
+    return (
+        tuple(g.hands), tuple(g.talon), tuple(g.attack), tuple(g.cover), g.taking, g.passed, g.shown,
+        g.lead, g.defender, g.gone, g.cap,
+    )  # fmt: skip
+
+
+class Solver:
+    """Solves positions for ``seat``. One call may visit at most ``limit`` new nodes and, if a
+    ``deadline`` (``time.perf_counter()``) is given, must end by then. The transposition table is kept
+    between calls: the positions of one endgame recur move after move."""
+
+    def __init__(self, seat: int, limit: int = 200_000) -> None:
+        self.seat = seat
+        self.limit = limit
+        self.deadline: float | None = None
+        self.nodes = 0
+        self._table: dict[tuple[object, ...], tuple[float, float]] = {}
+
+    def values(self, game: Game, moves: list[Move], deadline: float | None = None) -> dict[Move, float]:
+        """The exact value of each of ``seat``'s ``moves`` in ``game``; raises OutOfBudget."""
+        if sides(game) > 2:
+            raise ValueError("exact play needs two sides left")
+        self.nodes, self.deadline = 0, deadline
+        if len(self._table) > 4 * self.limit:
+            self._table.clear()  # memory stays bounded over a long session
+        out: dict[Move, float] = {}
+        for move in moves:
+            child = game.copy()
+            child.push(self.seat, move)
+            out[move] = self._search(child, 0.0, 1.0)
+        return out
+
+    def value(self, game: Game) -> float:
+        self.nodes, self.deadline = 0, None
+        return self._search(game, 0.0, 1.0)
+
+    def _search(self, g: Game, alpha: float, beta: float) -> float:
+        if g.result is not None:
+            return rewards(g.result, g.n)[self.seat]
+        key = _key(g)
+        low, high = self._table.get(key, (0.0, 1.0))
+        if low >= beta or low == high:
+            return low
+        if high <= alpha:
+            return high
+        alpha, beta = max(alpha, low), min(beta, high)
+        self.nodes += 1
+        if self.nodes > self.limit or (
+            self.deadline is not None and not self.nodes & 1023 and time.perf_counter() > self.deadline
+        ):
+            raise OutOfBudget
+        seat = g.to_act()[0]
+        moves = g.legal_moves(seat)
+        first = policy_move(g, seat, moves)
+        ordered = [first, *(m for m in moves if m != first)]
+        mine = g.team(seat) == g.team(self.seat)
+        start_alpha, start_beta = alpha, beta
+        best = 0.0 if mine else 1.0
+        for move in ordered:
+            child = g.copy()
+            child.push(seat, move)
+            v = self._search(child, alpha, beta)
+            if mine:
+                best = max(best, v)
+                alpha = max(alpha, v)
+            else:
+                best = min(best, v)
+                beta = min(beta, v)
+            if alpha >= beta:
+                break
+        if best <= start_alpha:
+            self._table[key] = (low, best)  # an upper bound
+        elif best >= start_beta:
+            self._table[key] = (best, high)  # a lower bound
+        else:
+            self._table[key] = (best, best)
+        return best

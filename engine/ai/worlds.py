@@ -1,0 +1,137 @@
+"""Card tracking and determinization: which unseen cards can be where, and whole games consistent with
+everything one seat knows.
+
+A seat knows its own hand, the discard (everybody saw those cards beaten), the table, the cards each player
+is publicly known to hold (picked up when taking, shown to transfer, the face-up trump once drawn or held),
+every hand's size and the talon's size, whose bottom card is the face-up trump. Every other card is
+*unseen*: it is in some opponent's unknown part of the hand or in the talon above the trump card, and
+nothing public tells which. A world deals the unseen cards at random into exactly those places.
+
+This module reads only a ``View``; it builds games for search, and never looks at the real one.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from dataclasses import dataclass
+
+from engine.cards import BEATERS, DECK_MASK, RANK_MASK, cards_of, mask_of
+from engine.game import Game, _Rules
+from engine.options import Options
+from engine.views import View
+
+
+@functools.cache
+def _rules(options: Options, players: int) -> _Rules:
+    return _Rules(options, players)
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """What one seat knows about where the cards are."""
+
+    seat: int
+    unseen: int  # card mask: cards whose place this seat does not know
+    known: tuple[int, ...]  # per seat, a card mask: cards it is known to hold (its whole hand for ``seat``)
+    slots: tuple[int, ...]  # per seat: how many of its cards are unseen ones (0 for ``seat``)
+    talon_slots: int  # talon cards above the face-up trump: unseen ones
+
+    @classmethod
+    def of(cls, view: View) -> Knowledge:
+        if view.seat is None:
+            raise ValueError("knowledge belongs to a seat; the public view has none")
+        seat = view.seat
+        known = [mask_of(info.known) for info in view.seats]
+        known[seat] = mask_of(view.hand)
+        slots = [0 if s == seat else info.cards - known[s].bit_count() for s, info in enumerate(view.seats)]
+        table = mask_of(c for pair in view.table for c in pair if c is not None)
+        placed = mask_of(view.seen) | table
+        for mask in known:
+            placed |= mask
+        talon_slots = view.talon
+        if view.talon and view.trump_card is not None:
+            placed |= 1 << view.trump_card  # the face-up card at the talon's bottom, drawn last
+            talon_slots -= 1
+        unseen = DECK_MASK[view.options.deck] & ~placed
+        if unseen.bit_count() != sum(slots) + talon_slots or min(slots) < 0:
+            raise ValueError("the view is inconsistent: unseen cards do not fill the hidden places")
+        return cls(seat, unseen, tuple(known), tuple(slots), talon_slots)
+
+    @property
+    def determined(self) -> bool:
+        """Every card's place is known: the unseen cards (if any) can be in one place only."""
+        places = sum(1 for s in self.slots if s) + (1 if self.talon_slots else 0)
+        return places <= 1 and not self.talon_slots
+
+    def possible(self, seat: int) -> int:
+        """Every card ``seat`` may hold: what it is known to hold and, if it has unseen cards, the unseen."""
+        return self.known[seat] | (self.unseen if self.slots[seat] else 0)
+
+
+class Worlds:
+    """Games consistent with a seat's view, dealt from its ``Knowledge`` with a seeded RNG."""
+
+    def __init__(self, view: View, rng: random.Random) -> None:
+        self.view = view
+        self.knowledge = Knowledge.of(view)
+        self.rng = rng
+        self._unseen = list(cards_of(self.knowledge.unseen))
+        self._template = _template(view)
+
+    def sample(self) -> Game:
+        """One world: the unseen cards shuffled into the hidden places."""
+        k = self.knowledge
+        cards = self._unseen
+        self.rng.shuffle(cards)
+        g = self._template.copy()
+        hands = list(k.known)
+        at = 0
+        for s, count in enumerate(k.slots):
+            for c in cards[at : at + count]:
+                hands[s] |= 1 << c
+            at += count
+        g.hands = hands
+        talon = cards[at:]
+        if self.view.talon:
+            talon.insert(0, g.trump_card)
+        g.talon = talon
+        return g
+
+
+def _template(view: View) -> Game:
+    """The public part of the game as a ``Game`` (hands and talon are filled in per world)."""
+    options, n = view.options, view.players
+    g = Game.__new__(Game)
+    g.rules = _rules(options, n)
+    g.n = n
+    g.hands, g.talon = [0] * n, []
+    g.trump = view.trump
+    g.beaters = BEATERS[view.trump]
+    g.trump_card = view.trump_card if view.trump_card is not None else -1
+    g.trump_seat = -1
+    g.discard = mask_of(view.seen)
+    g.attack = [a for a, _ in view.table]
+    g.cover = [c if c is not None else -1 for _, c in view.table]
+    g.open = sum(1 for c in g.cover if c < 0)
+    g.ranks = 0
+    for c in (*g.attack, *(c for c in g.cover if c >= 0)):
+        g.ranks |= RANK_MASK[c >> 2]
+    g.lead, g.defender, g.taking = view.lead, view.defender, view.taking
+    g.passed, g.shown = mask_of(view.passed), mask_of(view.shown)
+    g.bout = view.bout
+    g.cap = g.rules.first_cap if g.bout == 0 else g.rules.cap
+    # Only the order in which seats went out matters from here on: dense ranks of their places, all below
+    # the current bout, keep "went out in the last bout" (a draw) for seats that go out in this world.
+    places = sorted({info.place for info in view.seats if info.place is not None})
+    g.out = [-1 if info.place is None else places.index(info.place) for info in view.seats]
+    g.gone = mask_of(s for s in range(n) if g.out[s] >= 0)
+    g.finishers = sorted((s for s in range(n) if g.out[s] >= 0), key=lambda s: g.out[s])
+    g.emptied = [0] * n
+    g.known = [mask_of(info.known) for info in view.seats]
+    g.misses, g.auto = [0] * n, 0
+    g.last_defender = view.defender
+    g.opening = (view.opening[0], -1 if view.opening[1] is None else view.opening[1])
+    g.version, g.result = view.version, None
+    g.thr = g._throwers()
+    return g
