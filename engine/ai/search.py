@@ -67,6 +67,8 @@ class SearchPlayer:
     def choose(self, view: View) -> Move:
         start = time.perf_counter()
         moves = list(view.moves)
+        if not moves:
+            raise ValueError("a seat without a legal move has nothing to decide")
         if len(moves) == 1:
             return self._decided(moves[0], "forced", 0, start)
         worlds = Worlds(view, random.Random(self.rng.getrandbits(64)))

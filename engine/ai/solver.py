@@ -3,6 +3,10 @@ information; alpha-beta with a transposition table finds its value.
 
 Values are what the game is worth to one seat with best play on both sides: 1 escaping, ½ a draw, 0 losing.
 Only the seats on the clock move, as at a table with timers (throwers wait for the defender).
+
+With the talon gone a game can cycle (both sides taking cards back and forth); a position that repeats on
+the line being searched is scored as a draw. A side that wins never needs a cycle (the loser must keep
+taking voluntarily), so this changes no win into a loss.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ import time
 from engine.ai.policy import policy_move, rewards
 from engine.game import Game
 from engine.moves import Move
+
+DRAW = 0.5
 
 
 class OutOfBudget(Exception):
@@ -23,7 +29,7 @@ def sides(game: Game) -> int:
     return len({game.team(s) for s in range(game.n) if game.out[s] < 0})
 
 
-def _key(g: Game) -> tuple[object, ...]:
+def position_key(g: Game) -> tuple[object, ...]:
     return (
         tuple(g.hands), tuple(g.talon), tuple(g.attack), tuple(g.cover), g.taking, g.passed, g.shown,
         g.lead, g.defender, g.gone, g.cap,
@@ -41,12 +47,14 @@ class Solver:
         self.deadline: float | None = None
         self.nodes = 0
         self._table: dict[tuple[object, ...], tuple[float, float]] = {}
+        self._line: set[tuple[object, ...]] = set()
 
     def values(self, game: Game, moves: list[Move], deadline: float | None = None) -> dict[Move, float]:
         """The exact value of each of ``seat``'s ``moves`` in ``game``; raises OutOfBudget."""
         if sides(game) > 2:
             raise ValueError("exact play needs two sides left")
         self.nodes, self.deadline = 0, deadline
+        self._line.clear()  # a search that ran out of budget left its line behind
         if len(self._table) > 4 * self.limit:
             self._table.clear()  # memory stays bounded over a long session
         out: dict[Move, float] = {}
@@ -58,12 +66,15 @@ class Solver:
 
     def value(self, game: Game) -> float:
         self.nodes, self.deadline = 0, None
+        self._line.clear()
         return self._search(game, 0.0, 1.0)
 
     def _search(self, g: Game, alpha: float, beta: float) -> float:
         if g.result is not None:
             return rewards(g.result, g.n)[self.seat]
-        key = _key(g)
+        key = position_key(g)
+        if key in self._line:
+            return DRAW
         low, high = self._table.get(key, (0.0, 1.0))
         if low >= beta or low == high:
             return low
@@ -82,6 +93,7 @@ class Solver:
         mine = g.team(seat) == g.team(self.seat)
         start_alpha, start_beta = alpha, beta
         best = 0.0 if mine else 1.0
+        self._line.add(key)
         for move in ordered:
             child = g.copy()
             child.push(seat, move)
@@ -94,6 +106,7 @@ class Solver:
                 beta = min(beta, v)
             if alpha >= beta:
                 break
+        self._line.discard(key)
         if best <= start_alpha:
             self._table[key] = (low, best)  # an upper bound
         elif best >= start_beta:

@@ -80,7 +80,15 @@ class Worlds:
         self._template = _template(view)
 
     def sample(self) -> Game:
-        """One world: the unseen cards shuffled into the hidden places."""
+        """A world to play on: ``deal``, and the throwers it gives nothing to add pass at once, as they
+        would at the table (so the bout may be over in this world)."""
+        g = self.deal()
+        if g.attack and (g.taking or not g.open):
+            g._settle(None)
+        return g
+
+    def deal(self) -> Game:
+        """One world exactly as the view shows it: the unseen cards shuffled into the hidden places."""
         k = self.knowledge
         cards = self._unseen
         self.rng.shuffle(cards)

@@ -1,0 +1,294 @@
+"""The strong player: fair information (worlds agree with everything public and nothing hidden), legal
+moves only, exact endgames that agree with brute force, determinism under a seed."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import Game, Options, Result, Variant
+from engine.ai import GreedyPlayer, HeuristicPlayer, Level, Player, RandomPlayer, SearchPlayer, player_for
+from engine.ai.policy import playout, policy_move, rewards
+from engine.ai.solver import DRAW, OutOfBudget, Solver, position_key
+from engine.ai.worlds import Knowledge, Worlds
+from engine.cards import DECK_MASK, SUIT_CODES, cards_of, mask_of
+from engine.moves import parse_move
+from engine.views import view
+from tests.engine.helpers import cards, position
+from tests.engine.test_properties import check_invariants, tables
+
+
+def hidden(g: Game, seat: int) -> int:
+    """The cards ``seat`` cannot place: other hands' unknown cards and the talon above its bottom card."""
+    mask = mask_of(g.talon[1:])
+    for s in range(g.n):
+        if s != seat:
+            mask |= g.hands[s] & ~g.known[s]
+    return mask
+
+
+def check_worlds(g: Game, seat: int, rng: random.Random) -> None:
+    v = view(g, seat)
+    k = Knowledge.of(v)
+    assert k.unseen == hidden(g, seat)
+    worlds = Worlds(v, rng)
+    for _ in range(3):
+        w = worlds.deal()
+        assert w.hands[seat] == g.hands[seat]
+        for s in range(g.n):
+            assert w.hands[s].bit_count() == g.hands[s].bit_count()
+            assert g.known[s] & ~w.hands[s] == 0, "a publicly known card is missing from its holder"
+        assert len(w.talon) == len(g.talon) and w.talon[:1] == g.talon[:1], "the face-up trump is drawn last"
+        assert (w.attack, w.cover, w.discard, w.thr) == (g.attack, g.cover, g.discard, g.thr)
+        assert hidden(w, seat) == hidden(g, seat), "the unseen cards are dealt into the hidden places"
+        # Who else is on the clock may differ: a thrower waits only if it holds a card to add.
+        assert (seat in w.to_act()) == (seat in g.to_act()) and w.legal_moves(seat) == g.legal_moves(seat)
+        if k.determined:
+            assert w.hands == g.hands and w.talon == g.talon
+        w = worlds.sample()
+        check_invariants(w)
+        playout(w, rng.random)
+        assert w.result is not None
+
+
+@given(tables(), st.integers(0, 2**32 - 1))
+@settings(max_examples=40)
+def test_worlds_agree_with_everything_public(table: tuple[Options, int], seed: int) -> None:
+    options, players = table
+    rng = random.Random(seed)
+    g = Game.deal(options, players, rng=rng)
+    while not g.over:
+        seats = g.to_act()
+        check_worlds(g, seats[0], rng)
+        if rng.random() < 0.3:
+            check_worlds(g, rng.randrange(g.n), rng)
+        seat = rng.choice(seats)
+        g.push(seat, rng.choice(g.legal_moves(seat)))
+
+
+def test_a_seat_decides_the_same_whatever_the_hidden_cards_are() -> None:
+    """Two games that differ only in cards seat 0 cannot see give it the same view, the same worlds and the
+    same decision: the player cannot read hidden state."""
+    for seed in range(100):
+        deck = list(cards_of(DECK_MASK[36]))
+        random.Random(seed).shuffle(deck)
+        other = deck[:]
+        # Swap a card of seat 1's hand with one in the middle of the talon (not the face-up trump).
+        other[6], other[20] = other[20], other[6]
+        games = [Game.deal(Options(), 2, deck=d) for d in (deck, other)]
+        if games[0].opening == games[1].opening and games[0].lead == 0:
+            break
+    assert games[0].hands[1] != games[1].hands[1]
+    views = [view(g, 0) for g in games]
+    assert views[0] == views[1] and len(views[0].moves) > 1
+    samples = [Worlds(v, random.Random(3)).sample().state_key() for v in views]
+    assert samples[0] == samples[1]
+    choices = [SearchPlayer(iterations=150, seed=11).choose(v) for v in views]
+    assert choices[0] == choices[1]
+
+
+def test_cards_picked_up_are_in_the_takers_hand_in_every_world() -> None:
+    g = position(["6s 7s 9d", "8c Jd Qd"], "Kc Kd Ks Kh Ah As 9c")
+    g.apply(0, parse_move("l6s"))
+    g.apply(1, parse_move("x"))  # seat 0 has no six to add: the bout ends, seat 1 picks up 6♠
+    taker_known = mask_of(cards("6s"))
+    assert g.known[1] & taker_known == taker_known
+    worlds = Worlds(view(g, 0), random.Random(1))
+    for _ in range(20):
+        assert worlds.sample().hands[1] & taker_known == taker_known
+
+
+@given(tables(), st.integers(0, 2**32 - 1))
+@settings(max_examples=60)
+def test_every_computer_player_makes_only_legal_moves(table: tuple[Options, int], seed: int) -> None:
+    options, players = table
+    rng = random.Random(seed)
+    bots: list[Player] = [
+        RandomPlayer(rng),
+        GreedyPlayer(),
+        HeuristicPlayer(),
+        SearchPlayer(iterations=8, seed=seed, solver_nodes=300),
+    ]
+    g = Game.deal(options, players, rng=rng)
+    step = 0
+    while not g.over:
+        seat = rng.choice(g.to_act())
+        v = view(g, seat)
+        for bot in bots[:3] if step % 4 else bots:
+            assert bot.choose(v) in v.moves
+        move = bots[step % len(bots)].choose(v) if step % 4 == 0 else bots[step % 3].choose(v)
+        g.apply(seat, move)
+        step += 1
+
+
+@given(tables(), st.integers(0, 2**32 - 1))
+def test_the_playout_policy_only_makes_legal_moves(table: tuple[Options, int], seed: int) -> None:
+    options, players = table
+    rng = random.Random(seed)
+    g = Game.deal(options, players, rng=rng)
+    while not g.over:
+        seat = rng.choice(g.to_act())
+        moves = g.legal_moves(seat)
+        move = policy_move(g, seat, moves)
+        assert move in moves
+        g.push(seat, move)
+
+
+class TooBig(Exception):
+    pass
+
+
+def brute_force(
+    g: Game, me: int, budget: list[int], line: frozenset[tuple[object, ...]] = frozenset()
+) -> float:
+    """Plain minimax: no table, no pruning; a position repeating on the line is a draw. ``budget`` is a
+    one-item node counter: past it, the position is too big to check this way."""
+    if g.result is not None:
+        return rewards(g.result, g.n)[me]
+    key = position_key(g)
+    if key in line:
+        return DRAW
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise TooBig
+    seat = g.to_act()[0]
+    values = []
+    for move in g.legal_moves(seat):
+        child = g.copy()
+        child.push(seat, move)
+        values.append(brute_force(child, me, budget, line | {key}))
+    return max(values) if g.team(seat) == g.team(me) else min(values)
+
+
+def small_endgame(rng: random.Random, options: Options) -> Game:
+    deck = list(cards_of(DECK_MASK[options.deck]))
+    rng.shuffle(deck)
+    a = rng.randint(1, 3)
+    b = rng.randint(1, 5 - a)  # brute force over cycles grows fast: five cards in hands at most
+    talon = deck[a + b : a + b + rng.choice([0, 0, 1])]
+    return Game.setup(
+        options,
+        [deck[:a], deck[a : a + b]],
+        talon,
+        trump_suit=None if talon else rng.randrange(4),
+        lead=rng.randrange(2),
+        bout=rng.randrange(2),
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        Options(),
+        Options(variant=Variant.TRANSFER, show_trump_transfer=True),
+        Options(draw=False, attack_cap="defender_hand"),
+        Options(deck=24),
+    ],
+    ids=["throw_in", "transfer", "no_draw_until_collapse", "24_cards"],
+)
+def test_the_endgame_solver_agrees_with_brute_force(options: Options) -> None:
+    rng = random.Random(5)
+    checked = 0
+    while checked < 120:
+        g = small_endgame(rng, options)
+        h = g.copy()
+        for _ in range(rng.randint(0, 3)):  # some positions a few moves in, mid-bout
+            if h.over:
+                break
+            seat = h.to_act()[0]
+            h.push(seat, rng.choice(h.legal_moves(seat)))
+        if h.over:
+            continue
+        seat = h.to_act()[0]
+        moves = h.legal_moves(seat)
+        try:
+            exact = {m: brute_force(pushed(h, seat, m), seat, [20_000]) for m in moves}
+            other = brute_force(h.copy(), 1 - seat, [20_000])
+        except TooBig:
+            continue
+        assert Solver(seat).values(h, moves) == exact
+        assert Solver(1 - seat).value(h.copy()) == other
+        checked += 1
+
+
+def pushed(g: Game, seat: int, move: int) -> Game:
+    child = g.copy()
+    child.push(seat, move)
+    return child
+
+
+def test_the_solver_gives_up_beyond_its_node_budget() -> None:
+    g = Game.deal(Options(deck=24), 2, rng=random.Random(1))
+    with pytest.raises(OutOfBudget):
+        Solver(0, limit=50).value(g)
+
+
+def test_the_search_player_finds_the_only_winning_lead_exactly() -> None:
+    """Leading 6♠ (alone or with 6♣) lets the defender cover both and go out; leading the trump ace makes
+    it take, and then both sixes go where they cannot all be covered... the ace wins."""
+    g = position(["6s 6c Ah", "7s 8c"], trump="h")
+    player = SearchPlayer(iterations=50, seed=1)
+    move = player.choose(view(g, 0))
+    assert move == parse_move("lAh")
+    assert player.last is not None and player.last.how == "solved"
+    g.apply(0, move)
+    g.apply(1, parse_move("x"))
+    assert g.lead == 0  # after a take, the taker is skipped
+
+
+def test_search_is_deterministic_under_a_seed() -> None:
+    g = Game.deal(Options(), 3, rng=random.Random(9))
+    v = view(g, g.to_act()[0])
+    first, second = SearchPlayer(iterations=300, seed=4), SearchPlayer(iterations=300, seed=4)
+    assert first.choose(v) == second.choose(v)
+    assert first.last is not None and second.last is not None
+    assert first.last.iterations == second.last.iterations == 300
+
+
+def play(options: Options, players: list[Player], seed: int) -> Result:
+    g = Game.deal(options, len(players), rng=random.Random(seed))
+    while g.result is None:
+        seat = g.to_act()[0]
+        g.apply(seat, players[seat].choose(view(g, seat)))
+    return g.result
+
+
+def test_search_with_a_small_budget_rarely_loses_to_random_play() -> None:
+    lost = 0
+    for game in range(12):
+        me = game % 2
+        seats: list[Player] = [RandomPlayer(random.Random(game)), RandomPlayer(random.Random(game))]
+        seats[me] = SearchPlayer(iterations=120, seed=game, solver_nodes=3000)
+        lost += play(Options(), seats, seed=game // 2).durak == me
+    assert lost <= 1
+
+
+def test_team_rewards_go_to_the_whole_team() -> None:
+    result = Result(
+        places=(1, 5, 1, 5),
+        durak=None,
+        losers=(1,),
+        draw=False,
+        drawn=(),
+        pogony=False,
+        losing_team=1,
+        bouts=9,
+    )
+    assert rewards(result, 4) == [1.0, 0.0, 1.0, 0.0]
+
+
+def test_levels() -> None:
+    assert isinstance(player_for(Level.EASY), HeuristicPlayer)
+    normal, hard = player_for(Level.NORMAL), player_for(Level.HARD)
+    assert isinstance(normal, SearchPlayer) and isinstance(hard, SearchPlayer)
+    assert normal.budget < hard.budget
+
+
+def test_the_public_view_cannot_be_searched() -> None:
+    g = Game.deal(Options(), 2, rng=random.Random(1))
+    with pytest.raises(ValueError):
+        Knowledge.of(view(g))
+    assert SUIT_CODES  # the codes used by the scenarios above
