@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import Game, Options, Variant
 from engine.ai import GreedyPlayer, HeuristicPlayer, Player, RandomPlayer, SearchPlayer
-from engine.ai.levels import Level, player_for
+from engine.ai.levels import player_for
+from engine.options import BotLevel
 from engine.views import view
 
 
@@ -39,7 +40,7 @@ def make(name: str, budget: float, seed: int) -> Player:
         return HeuristicPlayer()
     if name == "search":
         return SearchPlayer(budget, seed=seed)
-    return player_for(Level(name), seed=seed)
+    return player_for(BotLevel(name), seed=seed)
 
 
 @dataclass

@@ -26,6 +26,7 @@ from bot.presenter import Presenter
 from bot.sender import Sender
 from bot.service import TableService
 from bot.settings import Settings, SettingsError, load_settings
+from bot.thinking import Thinker
 from bot.timers import JobScheduler
 from storage import SchemaTooNew, Storage
 
@@ -94,7 +95,8 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     assert application.job_queue is not None
     scheduler = JobScheduler(application.job_queue)
     presenter = Presenter(storage, application.bot.username, settings.default_language)
-    service = TableService(storage, scheduler, presenter, bot_delay=settings.bot_move_delay)
+    thinker = Thinker(settings.ai_workers, settings.ai_budget_scale)
+    service = TableService(storage, scheduler, presenter, bot_delay=settings.bot_move_delay, thinker=thinker)
     sender = Sender(
         application.bot,
         presenter.draft,
@@ -137,6 +139,7 @@ async def _stopping(application: Application[Any, Any, Any, Any, Any, Any]) -> N
 async def _stopped(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     found: Deps | None = application.bot_data.get("deps")
     if found is not None:
+        found.service.thinker.close()
         await found.storage.close()
 
 

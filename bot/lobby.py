@@ -11,7 +11,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import LobbyPress, encode
 from bot.i18n import Text
-from engine.options import AttackCap, Options, RematchLead, ThrowIn, Variant
+from engine.options import AttackCap, BotLevel, Options, RematchLead, ThrowIn, Variant
 
 # Every option of RULES.md with the values a button cycles through, the default first.
 CHOICES: dict[str, list[Any]] = {
@@ -27,6 +27,7 @@ CHOICES: dict[str, list[Any]] = {
     "show_trump_transfer": [False, True],
     "teams": [False, True],
     "rematch_lead": [RematchLead.LOSER, RematchLead.LEFT_OF_LOSER, RematchLead.LOWEST_TRUMP],
+    "bot_level": [BotLevel.NORMAL, BotLevel.HARD, BotLevel.EASY],
 }
 TRANSFER_ONLY = ("transfer_first_bout", "show_trump_transfer")
 
@@ -58,7 +59,7 @@ def option_label(options: Options, name: str, t: Text) -> str:
         shown = t("option.seats_auto") if name == "seats" else t("option.default")
     elif name == "variant":
         shown = t(f"variant.{value.value}")
-    elif name in ("throw_in", "attack_cap", "rematch_lead"):
+    elif name in ("throw_in", "attack_cap", "rematch_lead", "bot_level"):
         shown = t(f"option.{name}_{value.value}")
     else:
         shown = str(value)

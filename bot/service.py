@@ -16,12 +16,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from bot.thinking import Thinker
 from engine import Event, Game, Options, OptionsError, Result, cards
-from engine.ai import HeuristicPlayer
 from engine.events import EventKind, IllegalMove
 from engine.fairness import deck_text, new_salt
 from engine.log import RECLAIM, TAKE_OVER, TIMEOUT, act
 from engine.moves import Move, move_str
+from engine.options import BotLevel
 from engine.snapshot import dumps
 from engine.views import View, view
 from storage import BrokenSnapshot, SeatTaken, Storage, TableExists
@@ -94,6 +95,10 @@ class Live:
     def is_bot_seat(self, seat: int) -> bool:
         return self.table.seats[seat].user_id is None or (self.game is not None and self.game.is_auto(seat))
 
+    def bot_level(self, seat: int) -> BotLevel:
+        """Added bots play at the table's level; a bot holding a player's seat plays ``normal``."""
+        return self.table.options.bot_level if self.table.seats[seat].user_id is None else BotLevel.NORMAL
+
     def public(self) -> View:
         assert self.game is not None
         return view(self.game)
@@ -127,6 +132,7 @@ class TableService:
         redraw: Redraw,
         *,
         bot_delay: float = 1.5,
+        thinker: Thinker | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.storage = storage
@@ -135,7 +141,7 @@ class TableService:
         self.bot_delay = bot_delay
         self.clock = clock
         self.live: dict[int, Live] = {}
-        self.brain = HeuristicPlayer()
+        self.thinker = thinker or Thinker(workers=0)
 
     # ------------------------------------------------------------------ lobby
 
@@ -367,7 +373,8 @@ class TableService:
             return
         for seat in live.game.to_act():
             if live.is_bot_seat(seat):
-                move = self.brain.choose(view(live.game, seat))
+                move = await self.thinker.choose(view(live.game, seat), live.bot_level(seat))
+                # _act refuses the move if the table changed while the bot was thinking.
                 await self._act(live, seat, move_str(move), version=version)
                 return
 
@@ -440,8 +447,10 @@ class TableService:
             self.redraw.result(table_id)
         else:
             self.scheduler.deadline(table_id, game.version, live.deadline)
-            if any(live.is_bot_seat(s) for s in game.to_act()):
-                self.scheduler.bot_turn(table_id, game.version, self.bot_delay)
+            thinking = [self.thinker.budget(live.bot_level(s)) for s in game.to_act() if live.is_bot_seat(s)]
+            if thinking:
+                # The pause before a bot's move includes its thinking time, so play keeps one pace.
+                self.scheduler.bot_turn(table_id, game.version, max(0.0, self.bot_delay - max(thinking)))
         self.redraw.table(table_id)
         self.redraw.hands(table_id)
 

@@ -41,8 +41,12 @@ class Settings(BaseSettings):
     private_redraw_interval: float = 1.0
     # PTB's AIORateLimiter as a safety net under the sender's own pacing (tests with fast pacing turn it off).
     rate_limiter: bool = True
-    # Seconds a bot seat waits before it moves, so play looks human and can be followed.
+    # Seconds from the move before to a bot's move, its thinking included, so play can be followed.
     bot_move_delay: float = 1.5
+    # Worker processes that run computer players' searches (one core each); 0: a thread in this process.
+    ai_workers: int = Field(1, ge=0, le=64)
+    # Scales every bot's thinking time (normal 0.5 s, hard 1.5 s a move): below 1 for slow hosts or tests.
+    ai_budget_scale: float = Field(1.0, gt=0, le=10)
 
     @field_validator("bot_token")
     @classmethod

@@ -32,6 +32,14 @@ class RematchLead(StrEnum):
     LOWEST_TRUMP = "lowest_trump"
 
 
+class BotLevel(StrEnum):
+    """How well the bots a table adds play (a bot taking over a player's seat plays ``normal``)."""
+
+    EASY = "easy"
+    NORMAL = "normal"
+    HARD = "hard"
+
+
 class OptionsError(ValueError):
     """An impossible combination of options or players; ``code`` is stable, the message is for people."""
 
@@ -60,6 +68,7 @@ class Options(BaseModel):
     teams: bool = False
     rematch_lead: RematchLead = RematchLead.LOSER
     move_timer: Literal[10, 15, 30, 60] = 30
+    bot_level: BotLevel = BotLevel.NORMAL
 
     @property
     def max_players(self) -> int:

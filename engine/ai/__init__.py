@@ -3,8 +3,16 @@
 from engine.ai.base import Player
 from engine.ai.greedy import GreedyPlayer
 from engine.ai.heuristic import HeuristicPlayer
-from engine.ai.levels import Level, player_for
+from engine.ai.levels import decide, player_for
 from engine.ai.random_player import RandomPlayer
 from engine.ai.search import SearchPlayer
 
-__all__ = ["GreedyPlayer", "HeuristicPlayer", "Level", "Player", "RandomPlayer", "SearchPlayer", "player_for"]
+__all__ = [
+    "GreedyPlayer",
+    "HeuristicPlayer",
+    "Player",
+    "RandomPlayer",
+    "SearchPlayer",
+    "decide",
+    "player_for",
+]

@@ -6,24 +6,23 @@ easy: the instant heuristic player (no look-ahead). normal and hard: the search 
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from engine.ai.base import Player
 from engine.ai.heuristic import HeuristicPlayer
 from engine.ai.search import SearchPlayer
+from engine.moves import Move
+from engine.options import BotLevel
+from engine.views import View
+
+BUDGET = {BotLevel.NORMAL: 0.5, BotLevel.HARD: 1.5}
 
 
-class Level(StrEnum):
-    EASY = "easy"
-    NORMAL = "normal"
-    HARD = "hard"
-
-
-BUDGET = {Level.NORMAL: 0.5, Level.HARD: 1.5}
-
-
-def player_for(level: Level, *, seed: int | None = None, budget_scale: float = 1.0) -> Player:
+def player_for(level: BotLevel, *, seed: int | None = None, budget_scale: float = 1.0) -> Player:
     """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts)."""
-    if level is Level.EASY:
+    if level is BotLevel.EASY:
         return HeuristicPlayer()
     return SearchPlayer(BUDGET[level] * budget_scale, seed=seed)
+
+
+def decide(seen: View, level: BotLevel, budget_scale: float = 1.0) -> Move:
+    """One decision by a fresh player of ``level``: what a worker process runs for the bot."""
+    return player_for(level, budget_scale=budget_scale).choose(seen)

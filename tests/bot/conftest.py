@@ -37,6 +37,8 @@ def settings(db_path: Path, **overrides: Any) -> Settings:
         "group_redraw_interval": 0.05,
         "private_redraw_interval": 0.01,
         "bot_move_delay": 0.01,
+        "ai_workers": 0,  # bots think in a thread, briefly: the games under test are about the bot, not play
+        "ai_budget_scale": 0.01,
         "rate_limiter": False,  # the sender's own pacing is under test; PTB's limiter would slow it further
     }
     values.update(overrides)

@@ -6,11 +6,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
 from bot.callbacks import MovePress, decode
+from engine.ai import HeuristicPlayer
 from engine.cards import card_str, cards_of
+from engine.options import BotLevel
 from engine.views import view
 from tests.bot.conftest import Harness, start_app, stop_app
 from tests.bot.fake_telegram import ApiError, FakeTelegram, Message
@@ -166,7 +169,7 @@ async def test_timeouts_hand_the_seat_to_a_bot_until_im_back(harness: Harness) -
             await fire_deadline()
         else:
             other = live.game.to_act()[0]
-            move = harness.deps.service.brain.choose(view(live.game, other))
+            move = HeuristicPlayer().choose(view(live.game, other))
             await harness.deps.service.press(tid, other + 1, live.game.version, move)
     # The seat is played by the bot now; its owner sees only "I'm back".
     message = await fake.wait_for(
@@ -232,6 +235,27 @@ async def test_a_table_with_a_bot_seat_plays_through_and_is_not_rated(harness: H
     result = await play_until_over(fake, GROUP, [1], random.Random(2))
     assert "Practice game" in result
     assert await harness.deps.storage.results.leaderboard(GROUP, "throw_in") == []
+
+
+async def test_hard_bots_think_in_worker_processes_and_play_a_whole_game(harness: Harness) -> None:
+    """The production path: searches run in a process pool (spawned workers), at the table's bot level."""
+    await stop_app(harness.app)
+    harness.app = await start_app(harness.fake, harness.db_path, ai_workers=1, ai_budget_scale=0.02)
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann"], ["bot_level"])
+    tid = table_id(lobby)
+    for _ in range(2):
+        await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{tid}:bot")
+    await fake.wait_for(
+        lambda: fake.messages[GROUP][lobby.message_id].text.count("🤖") == 2, what="two bots seated"
+    )
+    assert "Bots play: hard" in fake.messages[GROUP][lobby.message_id].text
+    live = harness.deps.service.live[tid]
+    assert live.table.options.bot_level is BotLevel.HARD and live.bot_level(1) is BotLevel.HARD
+    await start(harness, lobby)
+    result = await play_until_over(fake, GROUP, [1], random.Random(4))
+    assert "Practice game" in result
+    assert isinstance(harness.deps.service.thinker._pool, ProcessPoolExecutor)
 
 
 async def test_a_deleted_table_message_is_sent_anew(harness: Harness) -> None:

@@ -10,12 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Game, Options, Result, Variant
-from engine.ai import GreedyPlayer, HeuristicPlayer, Level, Player, RandomPlayer, SearchPlayer, player_for
+from engine.ai import GreedyPlayer, HeuristicPlayer, Player, RandomPlayer, SearchPlayer, player_for
 from engine.ai.policy import playout, policy_move, rewards
 from engine.ai.solver import DRAW, OutOfBudget, Solver, position_key
 from engine.ai.worlds import Knowledge, Worlds
 from engine.cards import DECK_MASK, SUIT_CODES, cards_of, mask_of
 from engine.moves import parse_move
+from engine.options import BotLevel
 from engine.views import view
 from tests.engine.helpers import cards, position
 from tests.engine.test_properties import check_invariants, tables
@@ -281,8 +282,8 @@ def test_team_rewards_go_to_the_whole_team() -> None:
 
 
 def test_levels() -> None:
-    assert isinstance(player_for(Level.EASY), HeuristicPlayer)
-    normal, hard = player_for(Level.NORMAL), player_for(Level.HARD)
+    assert isinstance(player_for(BotLevel.EASY), HeuristicPlayer)
+    normal, hard = player_for(BotLevel.NORMAL), player_for(BotLevel.HARD)
     assert isinstance(normal, SearchPlayer) and isinstance(hard, SearchPlayer)
     assert normal.budget < hard.budget
 

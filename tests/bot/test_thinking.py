@@ -1,0 +1,48 @@
+"""The thinker: a failing or lying computer player never costs a move."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot import thinking
+from bot.thinking import Thinker
+from engine import Game, Options
+from engine.ai import HeuristicPlayer
+from engine.moves import Move
+from engine.options import BotLevel
+from engine.views import View, view
+
+
+def a_choice() -> View:
+    g = Game.deal(Options(), 2, rng=random.Random(6))
+    seen = view(g, g.lead)
+    assert len(seen.moves) > 1
+    return seen
+
+
+async def test_a_failing_search_falls_back_to_the_heuristic_player(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(seen: View, level: BotLevel, scale: float = 1.0) -> Move:
+        raise RuntimeError("the worker died")
+
+    monkeypatch.setattr(thinking, "decide", broken)
+    thinker = Thinker(workers=0)
+    seen = a_choice()
+    assert await thinker.choose(seen, BotLevel.NORMAL) == HeuristicPlayer().choose(seen)
+    assert thinker._pool is None  # replaced on the next decision
+
+
+async def test_an_illegal_answer_is_never_played(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(thinking, "decide", lambda seen, level, scale=1.0: 3 << 20)
+    seen = a_choice()
+    move = await Thinker(workers=0).choose(seen, BotLevel.HARD)
+    assert move in seen.moves
+
+
+async def test_a_search_runs_in_a_thread_with_workers_zero() -> None:
+    thinker = Thinker(workers=0, budget_scale=0.02)
+    seen = a_choice()
+    assert await thinker.choose(seen, BotLevel.NORMAL) in seen.moves
+    assert thinker.budget(BotLevel.HARD) == pytest.approx(0.03) and thinker.budget(BotLevel.EASY) == 0
+    thinker.close()
