@@ -96,6 +96,7 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     scheduler = JobScheduler(application.job_queue)
     presenter = Presenter(storage, application.bot.username, settings.default_language)
     thinker = Thinker(settings.ai_workers, settings.ai_budget_scale)
+    thinker.warm_up()
     service = TableService(storage, scheduler, presenter, bot_delay=settings.bot_move_delay, thinker=thinker)
     sender = Sender(
         application.bot,

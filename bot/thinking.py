@@ -14,7 +14,7 @@ import multiprocessing
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 from engine.ai import HeuristicPlayer, decide
-from engine.ai.levels import BUDGET
+from engine.ai.levels import BUDGET, ready
 from engine.moves import Move
 from engine.options import BotLevel
 from engine.views import View
@@ -28,6 +28,11 @@ class Thinker:
         self.budget_scale = budget_scale
         self._pool: Executor | None = None
         self._fallback = HeuristicPlayer()
+
+    def warm_up(self) -> None:
+        """Start the workers now, so the first bot move does not wait for a process to import the engine."""
+        if self.workers > 0:
+            self._executor().submit(ready)
 
     def budget(self, level: BotLevel) -> float:
         """Seconds a decision of ``level`` takes at most (plus a worker's overhead)."""

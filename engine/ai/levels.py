@@ -23,6 +23,11 @@ def player_for(level: BotLevel, *, seed: int | None = None, budget_scale: float 
     return SearchPlayer(BUDGET[level] * budget_scale, seed=seed)
 
 
+def ready() -> bool:
+    """Nothing to do: a worker process that runs this has imported the players, which is the point."""
+    return True
+
+
 def decide(seen: View, level: BotLevel, budget_scale: float = 1.0) -> Move:
     """One decision by a fresh player of ``level``: what a worker process runs for the bot."""
     return player_for(level, budget_scale=budget_scale).choose(seen)
