@@ -119,9 +119,13 @@ def main() -> None:
     names = tuple(args.names[s % len(args.names)] for s in range(n))
     options = Options(variant=Variant(args.variant), deck=args.deck, teams=args.teams)
     options.check_players(n)
-    rotations = n if len(set(names)) > 1 else 1
+    # Every distinct seating once (A B A B has two: A first or B first).
+    seatings = {tuple(names[(s + r) % n] for s in range(n)): r for r in range(n)}
+    rotations = len(seatings)
     jobs = [
-        Job(d, r, names, options, args.budget, args.seed) for d in range(args.deals) for r in range(rotations)
+        Job(d, r, names, options, args.budget, args.seed)
+        for d in range(args.deals)
+        for r in seatings.values()
     ]
     start = time.perf_counter()
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
