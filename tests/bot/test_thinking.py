@@ -46,3 +46,18 @@ async def test_a_search_runs_in_a_thread_with_workers_zero() -> None:
     assert await thinker.choose(seen, BotLevel.NORMAL) in seen.moves
     assert thinker.budget(BotLevel.HARD) == pytest.approx(0.03) and thinker.budget(BotLevel.EASY) == 0
     thinker.close()
+
+
+def test_worker_processes_do_not_start_a_second_bot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A spawned worker imports the parent's main module as ``__mp_main__``: that must not run the bot."""
+    import runpy
+
+    import bot.app
+
+    def started() -> int:
+        raise AssertionError("the bot started inside a worker")
+
+    monkeypatch.setattr(bot.app, "main", started)
+    runpy.run_module("bot", run_name="__mp_main__")
+    with pytest.raises(AssertionError):
+        runpy.run_module("bot", run_name="__main__")
