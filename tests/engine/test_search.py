@@ -42,6 +42,7 @@ def check_worlds(g: Game, seat: int, rng: random.Random) -> None:
         for s in range(g.n):
             assert w.hands[s].bit_count() == g.hands[s].bit_count()
             assert g.known[s] & ~w.hands[s] == 0, "a publicly known card is missing from its holder"
+            assert w.hands[s] & ~k.possible(s) == 0 and g.hands[s] & ~k.possible(s) == 0
         assert len(w.talon) == len(g.talon) and w.talon[:1] == g.talon[:1], "the face-up trump is drawn last"
         assert (w.attack, w.cover, w.discard, w.thr) == (g.attack, g.cover, g.discard, g.thr)
         assert hidden(w, seat) == hidden(g, seat), "the unseen cards are dealt into the hidden places"
