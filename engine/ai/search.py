@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.ai.policy import playout, rewards
@@ -119,35 +120,11 @@ class SearchPlayer:
                     seats = world.to_act()
                     seat = seats[0] if len(seats) == 1 else seats[int(rand() * len(seats))]
                     legal = world.legal_moves(seat)
-                children = node.children
-                fresh = []
-                chosen: _Node | None = None
-                best = -1.0
-                log_cache: dict[int, float] = {}
-                for m in legal:
-                    child = children.get(seat | m << 3)
-                    if child is None:
-                        fresh.append(m)
-                        continue
-                    child.avail += 1
-                    if fresh:
-                        continue
-                    log = log_cache.get(child.avail)
-                    if log is None:
-                        log = log_cache[child.avail] = math.log(child.avail)
-                    score = child.total / child.visits + EXPLORATION * math.sqrt(log / child.visits)
-                    if score > best:
-                        best, chosen, move = score, child, m
-                if fresh:
-                    move = fresh[int(rand() * len(fresh))]
-                    chosen = children[seat | move << 3] = _Node(seat)
-                    world.push(seat, move)
-                    path.append(chosen)
-                    break
-                assert chosen is not None
+                move, node, fresh = _select(node, seat, legal, rand)
                 world.push(seat, move)
-                node = chosen
-                path.append(chosen)
+                path.append(node)
+                if fresh:
+                    break
             result = world.result if world.result is not None else playout(world, rand)
             r = rewards(result, world.n)
             for n in path[1:]:
@@ -155,6 +132,31 @@ class SearchPlayer:
                 n.total += r[n.seat]
         best_move = max(moves, key=lambda m: _visits(root, me, m))
         return best_move, done
+
+
+def _select(node: _Node, seat: int, legal: list[Move], rand: Callable[[], float]) -> tuple[Move, _Node, bool]:
+    """The edge to follow from ``node`` among the ``legal`` moves of this world: an untried one at random
+    (added to the tree; True), else the best by UCB over the times each was available."""
+    children = node.children
+    untried = []
+    chosen: _Node | None = None
+    choice, best = legal[0], -1.0
+    for m in legal:
+        child = children.get(seat | m << 3)
+        if child is None:
+            untried.append(m)
+            continue
+        child.avail += 1
+        if not untried:
+            score = child.total / child.visits + EXPLORATION * math.sqrt(math.log(child.avail) / child.visits)
+            if score > best:
+                best, chosen, choice = score, child, m
+    if untried:
+        choice = untried[int(rand() * len(untried))]
+        chosen = children[seat | choice << 3] = _Node(seat)
+        return choice, chosen, True
+    assert chosen is not None
+    return choice, chosen, False
 
 
 def _visits(root: _Node, seat: int, move: Move) -> int:
