@@ -79,12 +79,12 @@ class _Rules:
         "first_cap",
         "lead_tables",
         "miss_limit",
-        "near",
         "neighbours",
         "options",
         "show_trump",
         "targets",
         "teams",
+        "throwers",
         "transfer",
         "transfer_first_bout",
     )
@@ -103,7 +103,7 @@ class _Rules:
         self.lead_tables = tuple((shift, _lead_table(shift)) for shift in range(low, 52, 12))
         # (defender, lead, seats out) -> throwers, and (seat, seats out) -> its target: the table's
         # topology changes only when somebody goes out, so playouts look it up instead of walking seats.
-        self.near: dict[int, tuple[int, ...]] = {}
+        self.throwers: dict[int, tuple[int, ...]] = {}
         self.targets: dict[int, int] = {}
         # draw_order[lead | defender << 3]: lead attacker first, then clockwise, the defender last (§6)
         self.draw_order = {
@@ -302,6 +302,17 @@ class Game:
             return (loser + 1) % self.n
         return next(s for s in range(self.n) if self.hands[s] >> card & 1)
 
+    def _derive(self) -> None:
+        """Set the fields that follow from the others (for states built field by field: snapshots, worlds)."""
+        self.beaters = BEATERS[self.trump]
+        self.open = sum(1 for c in self.cover if c < 0)
+        self.ranks = 0
+        for c in (*self.attack, *(c for c in self.cover if c >= 0)):
+            self.ranks |= RANK_MASK[c >> 2]
+        self.cap = self.rules.first_cap if self.bout == 0 else self.rules.cap
+        self.gone = mask_of(s for s in range(self.n) if self.out[s] >= 0)
+        self.thr = self._throwers()
+
     def copy(self) -> Game:
         g = Game.__new__(Game)
         g.rules, g.n, g.trump, g.trump_card, g.trump_seat = (
@@ -383,9 +394,9 @@ class Game:
 
     def _throwers(self) -> tuple[int, ...]:
         key = self.defender | self.lead << 3 | self.gone << 6
-        thr = self.rules.near.get(key)
+        thr = self.rules.throwers.get(key)
         if thr is None:
-            thr = self.rules.near[key] = tuple(self._find_throwers())
+            thr = self.rules.throwers[key] = tuple(self._find_throwers())
         return thr
 
     def _find_throwers(self) -> list[int]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from engine.cards import BEATERS, DECK_MASK, card_code, cards_of, mask_of, parse_card
+from engine.cards import DECK_MASK, card_code, cards_of, mask_of, parse_card
 from engine.game import Game, Result, _Rules
 from engine.options import Options
 
@@ -162,23 +162,16 @@ def _build(snap: Snapshot) -> Game:
     g.hands = [_mask(h) for h in snap.hands]
     g.talon = [parse_card(c) for c in reversed(snap.talon.split())]
     g.trump = snap.trump
-    g.beaters = BEATERS[snap.trump]
     g.trump_card = parse_card(snap.trump_card) if snap.trump_card else -1
     g.trump_seat = snap.trump_seat
     g.discard = _mask(snap.discard)
     g.attack = [parse_card(a) for a, _ in snap.table]
     g.cover = [parse_card(c) if c else -1 for _, c in snap.table]
-    g.open = sum(1 for c in g.cover if c < 0)
-    g.ranks = 0
-    for c in g.attack + [c for c in g.cover if c >= 0]:
-        g.ranks |= 0xF << (4 * (c >> 2))
     g.lead, g.defender, g.taking = snap.lead, snap.defender, snap.taking
     g.passed = mask_of(snap.passed)
     g.shown = mask_of(snap.shown)
     g.bout = snap.bout
-    g.cap = g.rules.first_cap if g.bout == 0 else g.rules.cap
     g.out = list(snap.out)
-    g.gone = mask_of(s for s in range(n) if g.out[s] >= 0)
     g.finishers = list(snap.finishers)
     g.emptied = [_mask(m) for m in snap.emptied]
     g.known = [_mask(m) for m in snap.known]
@@ -202,7 +195,7 @@ def _build(snap: Snapshot) -> Game:
             bouts=r.bouts,
         )
     )
-    g.thr = g._throwers()
+    g._derive()
     _check_cards(g)
     return g
 

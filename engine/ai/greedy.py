@@ -5,7 +5,7 @@ add."""
 from __future__ import annotations
 
 from engine.ai.policy import cost
-from engine.cards import BEATERS
+from engine.cards import BEATERS, mask_of
 from engine.moves import TAKE, Kind, Move, cards, kind
 from engine.views import View
 
@@ -13,9 +13,8 @@ from engine.views import View
 class GreedyPlayer:
     def choose(self, view: View) -> Move:
         moves = view.moves
-        if TAKE in moves and any(
-            not any(c in view.hand for c in _beaters(a, view.trump)) for a, c in view.table if c is None
-        ):
+        hand, beaters = mask_of(view.hand), BEATERS[view.trump]
+        if TAKE in moves and any(not hand & beaters[a] for a, c in view.table if c is None):
             return TAKE
         plays = [m for m in moves if kind(m) not in (Kind.TAKE, Kind.PASS)]
         if not plays:
@@ -29,8 +28,3 @@ class GreedyPlayer:
 def _played(move: Move) -> int:
     """The card a move puts down (for a lead, its lowest; for a cover, the covering card)."""
     return cards(move)[-1] if kind(move) == Kind.COVER else cards(move)[0]
-
-
-def _beaters(card: int, trump: int) -> list[int]:
-    mask = BEATERS[trump][card]
-    return [c for c in range(52) if mask >> c & 1]

@@ -3,16 +3,10 @@ too much. Used for timeouts and bot takeovers until the search player arrives.""
 
 from __future__ import annotations
 
+from engine.ai.policy import TRUMP_PREMIUM, cost
 from engine.cards import SUIT_MASK, mask_of
 from engine.moves import PASS, TAKE, Kind, Move, cards, kind
 from engine.views import View
-
-_TRUMP_PREMIUM = 13
-
-
-def cost(card: int, trump: int) -> int:
-    """How much a card is worth keeping: its rank, and trumps above every plain card."""
-    return (card >> 2) + (_TRUMP_PREMIUM if card & 3 == trump else 0)
 
 
 class HeuristicPlayer:
@@ -56,7 +50,7 @@ class HeuristicPlayer:
         spent = [c for _, c in plan]
         trumps = sum(1 for c in spent if c & 3 == trump)
         # Early in the game trumps are worth more than the cards they would keep out of our hand.
-        if view.talon > 6 and (trumps >= 2 or any(cost(c, trump) >= _TRUMP_PREMIUM + 9 for c in spent)):
+        if view.talon > 6 and (trumps >= 2 or any(cost(c, trump) >= TRUMP_PREMIUM + 9 for c in spent)):
             return TAKE
         attack, card = plan[0]
         return next(m for m in moves if kind(m) == Kind.COVER and cards(m) == (attack, card))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.cards import RANK_MASK, SUIT_MASK
+from engine.cards import RANK_MASK, SUIT_MASK, lowest
 from engine.game import Game, Result
 from engine.moves import PASS, TAKE, Kind, Move
 
@@ -38,10 +38,6 @@ def rewards(result: Result, players: int) -> list[float]:
     return r
 
 
-def _lowest(mask: int) -> int:
-    return (mask & -mask).bit_length() - 1
-
-
 def policy_move(game: Game, seat: int, moves: list[Move]) -> Move:
     """The policy's choice for ``seat`` among its legal ``moves`` (not empty)."""
     if len(moves) == 1:
@@ -50,7 +46,7 @@ def policy_move(game: Game, seat: int, moves: list[Move]) -> Move:
     trumps = SUIT_MASK[trump]
     plain = hand & ~trumps
     if not game.attack:  # a lead: the cheapest rank, every plain card of it that the bout can take
-        low = _lowest(plain or hand)
+        low = lowest(plain or hand)
         group = (plain or hand) & RANK_MASK[low >> 2]
         move = group << 3
         return move if move in moves else (1 << low) << 3
@@ -58,13 +54,13 @@ def policy_move(game: Game, seat: int, moves: list[Move]) -> Move:
         return _defence(game, hand, trumps, moves)
     throws = plain & game.ranks
     if throws:
-        low = _lowest(throws)
+        low = lowest(throws)
         if low >> 2 <= _JACK or not game.talon:
             move = Kind.THROW_IN | low << 3
             if move in moves:
                 return move
     if not game.talon and not plain and hand & game.ranks:
-        move = Kind.THROW_IN | _lowest(hand & game.ranks) << 3
+        move = Kind.THROW_IN | lowest(hand & game.ranks) << 3
         if move in moves:
             return move
     return PASS if PASS in moves else moves[0]
@@ -82,7 +78,7 @@ def _defence(game: Game, hand: int, trumps: int, moves: list[Move]) -> Move:
             if not options:
                 return TAKE
             cheap = options & ~trumps
-            card = _lowest(cheap or options)
+            card = lowest(cheap or options)
             if not cheap and card >> 2 >= _HIGH_TRUMP and len(game.talon) > 4:
                 return TAKE
             return Kind.COVER | a << 3 | card << 9

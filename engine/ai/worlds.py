@@ -16,7 +16,7 @@ import functools
 import random
 from dataclasses import dataclass
 
-from engine.cards import BEATERS, DECK_MASK, RANK_MASK, cards_of, mask_of
+from engine.cards import DECK_MASK, cards_of, mask_of
 from engine.game import Game, _Rules
 from engine.options import Options
 from engine.views import View
@@ -115,25 +115,18 @@ def _template(view: View) -> Game:
     g.n = n
     g.hands, g.talon = [0] * n, []
     g.trump = view.trump
-    g.beaters = BEATERS[view.trump]
     g.trump_card = view.trump_card if view.trump_card is not None else -1
     g.trump_seat = -1
     g.discard = mask_of(view.seen)
     g.attack = [a for a, _ in view.table]
     g.cover = [c if c is not None else -1 for _, c in view.table]
-    g.open = sum(1 for c in g.cover if c < 0)
-    g.ranks = 0
-    for c in (*g.attack, *(c for c in g.cover if c >= 0)):
-        g.ranks |= RANK_MASK[c >> 2]
     g.lead, g.defender, g.taking = view.lead, view.defender, view.taking
     g.passed, g.shown = mask_of(view.passed), mask_of(view.shown)
     g.bout = view.bout
-    g.cap = g.rules.first_cap if g.bout == 0 else g.rules.cap
     # Only the order in which seats went out matters from here on: dense ranks of their places, all below
     # the current bout, keep "went out in the last bout" (a draw) for seats that go out in this world.
     places = sorted({info.place for info in view.seats if info.place is not None})
     g.out = [-1 if info.place is None else places.index(info.place) for info in view.seats]
-    g.gone = mask_of(s for s in range(n) if g.out[s] >= 0)
     g.finishers = sorted((s for s in range(n) if g.out[s] >= 0), key=lambda s: g.out[s])
     g.emptied = [0] * n
     g.known = [mask_of(info.known) for info in view.seats]
@@ -141,5 +134,5 @@ def _template(view: View) -> Game:
     g.last_defender = view.defender
     g.opening = (view.opening[0], -1 if view.opening[1] is None else view.opening[1])
     g.version, g.result = view.version, None
-    g.thr = g._throwers()
+    g._derive()
     return g
