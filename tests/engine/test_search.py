@@ -230,7 +230,7 @@ def test_the_solver_gives_up_beyond_its_node_budget() -> None:
 
 def test_the_search_player_finds_the_only_winning_lead_exactly() -> None:
     """Leading 6♠ (alone or with 6♣) lets the defender cover both and go out; leading the trump ace makes
-    it take, and then both sixes go where they cannot all be covered... the ace wins."""
+    it take (the ace stays with it), and then both sixes go out covered: seat 0 is out, seat 1 the durak."""
     g = position(["6s 6c Ah", "7s 8c"], trump="h")
     player = SearchPlayer(iterations=50, seed=1)
     move = player.choose(view(g, 0))
