@@ -114,7 +114,7 @@ def _transfer(game: Game, seat: int, kind: Kind, card: int) -> Reason:
         return Reason.NOT_IN_HAND
     if game.ranks != RANK_MASK[card >> 2]:
         return Reason.TRANSFER_RANK
-    target = game._next_target(seat)
+    target = game.target(seat)
     if target < 0:
         return Reason.NO_TRANSFER_TARGET
     held = game.hands[target].bit_count()

@@ -6,36 +6,18 @@ Edges (bot, storage, tests): ``check``/``apply`` validate and return an ``Applie
 
 from __future__ import annotations
 
-import functools
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from engine.cards import BEATERS, DECK_MASK, RANK_MASK, SIX, SUIT_MASK, cards_of, lowest, mask_of
 from engine.diagnose import why_illegal
 from engine.events import Event, EventKind, IllegalMove, Reason
 from engine.moves import Kind, Move
-from engine.options import AttackCap, Options, RematchLead, ThrowIn, Variant
-
-HAND_SIZE = 6
+from engine.options import Options, RematchLead
+from engine.rules import HAND_SIZE, Rules, rules_for
 
 _LEAD, _THROW_IN, _COVER, _TAKE, _PASS, _TRANSFER, _SHOW = range(7)
-
-
-@functools.cache
-def _lead_table(shift: int) -> tuple[tuple[Move, ...], ...]:
-    """[bits]: every lead from a hand whose cards of the three ranks at ``shift`` are ``bits`` (12 bits):
-    each non-empty subset of one rank, as a move. A LEAD move is its card mask << 3, so a move's
-    bit_count() is its number of cards."""
-    return tuple(
-        tuple(
-            sub << (shift + 4 * r) << 3
-            for r in range(3)
-            for sub in range(1, 16)
-            if sub & (bits >> 4 * r) == sub
-        )
-        for bits in range(4096)
-    )
 
 
 class Opening:
@@ -70,49 +52,6 @@ class Result:
     bouts: int
 
 
-class _Rules:
-    """Options compiled to plain attributes, shared by every copy of a game."""
-
-    __slots__ = (
-        "cap",
-        "draw_order",
-        "first_cap",
-        "lead_tables",
-        "miss_limit",
-        "neighbours",
-        "options",
-        "show_trump",
-        "targets",
-        "teams",
-        "throwers",
-        "transfer",
-        "transfer_first_bout",
-    )
-
-    def __init__(self, options: Options, players: int) -> None:
-        self.options = options
-        self.cap = HAND_SIZE if options.attack_cap is AttackCap.SIX else 52
-        self.first_cap = min(self.cap, 5) if options.first_bout_limit else self.cap
-        self.transfer = options.variant is Variant.TRANSFER
-        self.transfer_first_bout = options.transfer_first_bout
-        self.show_trump = options.show_trump_transfer
-        self.neighbours = options.throw_in is ThrowIn.NEIGHBOURS
-        self.teams = options.teams
-        self.miss_limit = 2 if players == 2 else 3
-        low = (DECK_MASK[options.deck] & -DECK_MASK[options.deck]).bit_length() - 1
-        self.lead_tables = tuple((shift, _lead_table(shift)) for shift in range(low, 52, 12))
-        # (defender, lead, seats out) -> throwers, and (seat, seats out) -> its target: the table's
-        # topology changes only when somebody goes out, so playouts look it up instead of walking seats.
-        self.throwers: dict[int, tuple[int, ...]] = {}
-        self.targets: dict[int, int] = {}
-        # draw_order[lead | defender << 3]: lead attacker first, then clockwise, the defender last (§6)
-        self.draw_order = {
-            lead | d << 3: (*(s for s in ((lead + k) % players for k in range(players)) if s != d), d)
-            for lead in range(players)
-            for d in range(players)
-        }
-
-
 class Game:
     __slots__ = (
         "attack",
@@ -132,6 +71,7 @@ class Game:
         "lead",
         "misses",
         "n",
+        "on_table",
         "open",
         "opening",
         "out",
@@ -149,7 +89,7 @@ class Game:
         "version",
     )
 
-    rules: _Rules
+    rules: Rules
     n: int
     hands: list[int]  # per seat, a card mask
     talon: list[int]  # pop() draws; talon[0] is the face-up trump card while it is there
@@ -161,6 +101,7 @@ class Game:
     cover: list[int]  # cover[i] covers attack[i]; -1 while unbeaten
     open: int  # unbeaten attack cards
     ranks: int  # every card whose rank is on the table (what may be thrown in)
+    on_table: int  # every card on the table
     lead: int
     defender: int
     taking: bool
@@ -237,7 +178,7 @@ class Game:
         if len(set(every)) != len(every) or mask_of(every) & ~DECK_MASK[options.deck]:
             raise ValueError("cards must be distinct cards of the deck")
         g = cls.__new__(cls)
-        g.rules = _Rules(options, players)
+        g.rules = rules_for(options, players)
         g.n = players
         g.hands = hand_masks
         g.talon = list(reversed(talon))
@@ -258,8 +199,9 @@ class Game:
         g.trump = g.trump_card & 3 if g.trump_card >= 0 else int(trump_suit or 0)
         g.beaters = BEATERS[g.trump]
         g.discard = DECK_MASK[options.deck] & ~talon_mask & ~mask_of(every)
-        g.attack, g.cover, g.open, g.ranks = [], [], 0, 0
-        g.taking, g.passed, g.shown = False, 0, 0
+        g.attack, g.cover = [], []
+        g.open = g.ranks = g.on_table = g.passed = g.shown = 0
+        g.taking = False
         g.bout = bout
         g.out = [-1] * players
         g.gone = 0
@@ -271,7 +213,7 @@ class Game:
                 if not hand_masks[s]:
                     g._go_out(s)
         g.opening = g._opening(lead, loser)
-        g._start_bout(g._opening_seat(lead, loser), None)
+        g._start_bout(g.rules.bout(g._opening_seat(lead, loser), g.gone), None)
         if g.opening[1] >= 0:
             g.known[g.lead] |= 1 << g.opening[1]  # everybody is told which card makes them lead
         return g
@@ -306,12 +248,13 @@ class Game:
         """Set the fields that follow from the others (for states built field by field: snapshots, worlds)."""
         self.beaters = BEATERS[self.trump]
         self.open = sum(1 for c in self.cover if c < 0)
+        self.on_table = mask_of((*self.attack, *(c for c in self.cover if c >= 0)))
         self.ranks = 0
-        for c in (*self.attack, *(c for c in self.cover if c >= 0)):
+        for c in cards_of(self.on_table):
             self.ranks |= RANK_MASK[c >> 2]
         self.cap = self.rules.first_cap if self.bout == 0 else self.rules.cap
         self.gone = mask_of(s for s in range(self.n) if self.out[s] >= 0)
-        self.thr = self._throwers()
+        self.thr = self.rules.throwers(self.lead, self.defender, self.gone)
 
     def copy(self) -> Game:
         g = Game.__new__(Game)
@@ -324,7 +267,13 @@ class Game:
         )
         g.hands, g.talon, g.discard = self.hands[:], self.talon[:], self.discard
         g.cap, g.beaters = self.cap, self.beaters
-        g.attack, g.cover, g.open, g.ranks = self.attack[:], self.cover[:], self.open, self.ranks
+        g.attack, g.cover, g.open, g.ranks, g.on_table = (
+            self.attack[:],
+            self.cover[:],
+            self.open,
+            self.ranks,
+            self.on_table,
+        )
         g.lead, g.defender, g.taking, g.passed, g.shown = (
             self.lead,
             self.defender,
@@ -365,56 +314,9 @@ class Game:
     def active(self) -> list[int]:
         return [s for s in range(self.n) if self.out[s] < 0]
 
-    def _next_active(self, seat: int) -> int:
-        n, out = self.n, self.out
-        for step in range(1, n + 1):
-            s = (seat + step) % n
-            if out[s] < 0:
-                return s
-        return -1
-
-    def _next_target(self, seat: int) -> int:
-        """The next active opponent clockwise: the defender against ``seat``, or whom it transfers to."""
-        key = seat | self.gone << 3
-        target = self.rules.targets.get(key)
-        if target is None:
-            target = self.rules.targets[key] = self._find_target(seat)
-        return target
-
-    def _find_target(self, seat: int) -> int:
-        n, out = self.n, self.out
-        if not self.rules.teams:
-            s = self._next_active(seat)
-            return s if s != seat else -1
-        for step in range(1, n):
-            s = (seat + step) % n
-            if out[s] < 0 and (s ^ seat) & 1:
-                return s
-        return -1
-
-    def _throwers(self) -> tuple[int, ...]:
-        key = self.defender | self.lead << 3 | self.gone << 6
-        thr = self.rules.throwers.get(key)
-        if thr is None:
-            thr = self.rules.throwers[key] = tuple(self._find_throwers())
-        return thr
-
-    def _find_throwers(self) -> list[int]:
-        d = self.defender
-        team = self.team(d)
-        if not self.rules.neighbours:
-            out = self.out
-            if not self.rules.teams:
-                return [s for s in range(self.n) if out[s] < 0 and s != d]
-            return [s for s in range(self.n) if out[s] < 0 and (s ^ d) & 1]
-        near = {self.lead} if self.out[self.lead] < 0 and self.team(self.lead) != team else set()
-        for direction in (1, -1):
-            for step in range(1, self.n):
-                s = (d + direction * step) % self.n
-                if self.out[s] < 0 and self.team(s) != team:
-                    near.add(s)
-                    break
-        return sorted(near)
+    def target(self, seat: int) -> int:
+        """The next opponent in play clockwise: the defender against ``seat``, or whom it transfers to."""
+        return self.rules.target(seat, self.gone)
 
     def _room(self) -> int:
         """How many more attack cards this bout may take (both limits of RULES.md §4.5)."""
@@ -447,11 +349,11 @@ class Game:
     def _leads(self, hand: int) -> list[Move]:
         room = min(self.cap, self.hands[self.defender].bit_count())
         moves: list[Move] = []
-        for shift, table in self.rules.lead_tables:
+        for shift, table in self.rules.lead_tables[room if room < 4 else 4]:
             bits = hand >> shift & 4095
             if bits:
-                moves.extend(table[bits])
-        return moves if room >= 4 else [m for m in moves if m.bit_count() <= room]
+                moves += table[bits]
+        return moves
 
     def _defences(self, seat: int, hand: int) -> list[Move]:
         beaters = self.beaters
@@ -467,7 +369,7 @@ class Game:
         moves.append(_TAKE)
         if self.rules.transfer and self._transfer_open():
             same = hand & self.ranks
-            target = self._next_target(seat) if same else -1
+            target = self.rules.target(seat, self.gone) if same else -1
             if target >= 0:
                 held, count = self.hands[target].bit_count(), len(self.attack)
                 if count < self.cap and held > count:
@@ -488,6 +390,18 @@ class Game:
     def actors(self) -> list[int]:
         """Every seat with a legal move now (throwers may add while the defender thinks)."""
         return [s for s in range(self.n) if self.legal_moves(s)]
+
+    def turn(self, pick: Callable[[], float]) -> tuple[int, list[Move]]:
+        """A seat on the clock and its legal moves, in one step (the playout loop): the lead attacker, the
+        defender, or one of the throwers who may still add, drawn with ``pick`` (uniform in [0, 1)) when
+        several may. The game must not be over."""
+        if not self.attack:
+            return self.lead, self._leads(self.hands[self.lead])
+        if self.open and not self.taking:
+            return self.defender, self._defences(self.defender, self.hands[self.defender])
+        seats = self.to_act()
+        seat = seats[0] if len(seats) == 1 else seats[int(pick() * len(seats))]
+        return seat, self.legal_moves(seat)
 
     def to_act(self) -> list[int]:
         """Seats on the clock (RULES.md §9): the bout waits for them."""
@@ -534,6 +448,7 @@ class Game:
             self.cover[self.attack.index(a)] = c
             self.open -= 1
             self.ranks |= RANK_MASK[c >> 2]
+            self.on_table |= 1 << c
             self.passed = 0
             if log is not None:
                 log.append(Event(EventKind.COVERED, seat, (a, c)))
@@ -544,6 +459,7 @@ class Game:
             self.cover.append(-1)
             self.open += 1
             self.ranks |= RANK_MASK[c >> 2]
+            self.on_table |= 1 << c
             self.passed = 0
             if kind == _TRANSFER:
                 self._pass_attack(seat, EventKind.TRANSFERRED, c, log)
@@ -565,6 +481,7 @@ class Game:
             self.cover = [-1] * len(led)
             self.open = len(led)
             self.ranks = RANK_MASK[led[0] >> 2]
+            self.on_table = mask
             if log is not None:
                 log.append(Event(EventKind.LED, seat, tuple(led)))
             self._play(seat, mask, log)
@@ -579,8 +496,8 @@ class Game:
             self._settle(log)
 
     def _pass_attack(self, seat: int, kind: EventKind, card: int, log: list[Event] | None) -> None:
-        self.defender = self._next_target(seat)
-        self.thr = self._throwers()
+        self.defender = d = self.rules.target(seat, self.gone)
+        self.thr = self.rules.throwers(self.lead, d, self.gone)
         if log is not None:
             log.append(Event(kind, seat, (card,), self.defender))
 
@@ -595,7 +512,8 @@ class Game:
             self.emptied[seat] = mask
             if not self.talon:
                 self._go_out(seat)
-                self.thr = self._throwers() if seat != self.defender else self.thr
+                if seat != self.defender:
+                    self.thr = self.rules.throwers(self.lead, self.defender, self.gone)
                 if log is not None:
                     log.append(Event(EventKind.WENT_OUT, seat))
 
@@ -616,13 +534,7 @@ class Game:
         self._end_bout(log)
 
     def _end_bout(self, log: list[Event] | None) -> None:
-        d, lead, taken = self.defender, self.lead, self.taking
-        table = 0
-        for c in self.attack:
-            table |= 1 << c
-        for c in self.cover:
-            if c >= 0:
-                table |= 1 << c
+        d, taken, table = self.defender, self.taking, self.on_table
         if taken:
             self.hands[d] |= table
             self.known[d] |= table
@@ -630,32 +542,28 @@ class Game:
             self.discard |= table
         if log is not None:
             log.append(Event(EventKind.PICKED_UP if taken else EventKind.BEATEN, d, tuple(cards_of(table))))
-        self.attack, self.cover, self.open, self.ranks = [], [], 0, 0
-        self.taking, self.passed, self.shown = False, 0, 0
+        self.attack, self.cover = [], []
+        self.open = self.ranks = self.on_table = self.passed = self.shown = 0
+        self.taking = False
         if self.talon:
-            self._draw(lead, d, log)
+            self._draw(self.lead, d, log)
         self.last_defender = d
         self.bout += 1
-        out = self.out
-        if self.gone:  # nobody goes out while the talon lasts
-            alive = [s for s in range(self.n) if out[s] < 0]
-            if len(alive) <= 1 or (self.rules.teams and len({s & 1 for s in alive}) == 1):
-                self._finish(log)
-                return
-        if taken:
-            nxt = self._next_active(d)
-        elif out[d] < 0:
-            nxt = d
-        else:
-            nxt = next(
-                (s for s in self._clockwise(d) if out[s] < 0 and self.team(s) == self.team(d)),
-                self._next_active(d),
-            )
-        self._start_bout(nxt, log)
-
-    def _clockwise(self, seat: int) -> list[int]:
-        """Every other seat, clockwise from ``seat``."""
-        return [(seat + step) % self.n for step in range(1, self.n)]
+        gone = self.gone
+        if not gone:  # nobody goes out while the talon lasts
+            self._start_bout(self.rules.bout(d, 0, after=taken), log)
+            return
+        alive = [s for s in range(self.n) if not gone >> s & 1]
+        if len(alive) <= 1 or (self.rules.teams and len({s & 1 for s in alive}) == 1):
+            self._finish(log)
+            return
+        rules = self.rules
+        if taken or not gone >> d & 1:
+            self._start_bout(rules.bout(d, gone, after=taken), log)
+            return
+        # the defender went out: its partner in play leads, else the next seat in play
+        partner = rules.partner(d, gone)
+        self._start_bout(rules.bout(partner, gone) if partner >= 0 else rules.bout(d, gone, after=True), log)
 
     def _draw(self, lead: int, defender: int, log: list[Event] | None) -> None:
         """Lead attacker first, then clockwise, the defender last (RULES.md §6)."""
@@ -684,15 +592,11 @@ class Game:
                     if log is not None:
                         log.append(Event(EventKind.WENT_OUT, s))
 
-    def _start_bout(self, lead: int, log: list[Event] | None) -> None:
-        if self.out[lead] >= 0:
-            lead = self._next_active(lead)
-        self.lead = lead
-        self.defender = self._next_target(lead)
-        self.thr = self._throwers()
+    def _start_bout(self, bout: tuple[int, int, tuple[int, ...]], log: list[Event] | None) -> None:
+        self.lead, self.defender, self.thr = bout
         self.cap = self.rules.first_cap if self.bout == 0 else self.rules.cap
         if log is not None:
-            log.append(Event(EventKind.BOUT, lead, target=self.defender, count=self.bout))
+            log.append(Event(EventKind.BOUT, self.lead, target=self.defender, count=self.bout))
 
     def _finish(self, log: list[Event] | None) -> None:
         holders = tuple(s for s in range(self.n) if self.out[s] < 0)

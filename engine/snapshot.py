@@ -12,8 +12,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from engine.cards import DECK_MASK, card_code, cards_of, mask_of, parse_card
-from engine.game import Game, Result, _Rules
+from engine.game import Game, Result
 from engine.options import Options
+from engine.rules import rules_for
 
 SCHEMA = 1
 
@@ -157,7 +158,7 @@ def _build(snap: Snapshot) -> Game:
     if any(not -1 <= s < n for s in seats) or not 0 <= snap.trump < 4:
         raise SnapshotError("a seat or suit number is out of range")
     g = Game.__new__(Game)
-    g.rules = _Rules(snap.options, n)
+    g.rules = rules_for(snap.options, n)
     g.n = n
     g.hands = [_mask(h) for h in snap.hands]
     g.talon = [parse_card(c) for c in reversed(snap.talon.split())]

@@ -88,11 +88,9 @@ def _defence(game: Game, hand: int, trumps: int, moves: list[Move]) -> Move:
 def playout(game: Game, random: Callable[[], float]) -> Result:
     """Play ``game`` to the end with the policy (mutates it); the seat on the clock is drawn at random when
     several throwers may act."""
-    to_act, legal, push = game.to_act, game.legal_moves, game.push
+    turn, push = game.turn, game.push
     while game.result is None:
-        seats = to_act()
-        seat = seats[0] if len(seats) == 1 else seats[int(random() * len(seats))]
-        moves = legal(seat)
+        seat, moves = turn(random)
         if random() < EXPLORE:
             push(seat, moves[int(random() * len(moves))])
         else:

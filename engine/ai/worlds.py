@@ -12,19 +12,13 @@ This module reads only a ``View``; it builds games for search, and never looks a
 
 from __future__ import annotations
 
-import functools
 import random
 from dataclasses import dataclass
 
 from engine.cards import DECK_MASK, cards_of, mask_of
-from engine.game import Game, _Rules
-from engine.options import Options
+from engine.game import Game
+from engine.rules import rules_for
 from engine.views import View
-
-
-@functools.cache
-def _rules(options: Options, players: int) -> _Rules:
-    return _Rules(options, players)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +105,7 @@ def _template(view: View) -> Game:
     """The public part of the game as a ``Game`` (hands and talon are filled in per world)."""
     options, n = view.options, view.players
     g = Game.__new__(Game)
-    g.rules = _rules(options, n)
+    g.rules = rules_for(options, n)
     g.n = n
     g.hands, g.talon = [0] * n, []
     g.trump = view.trump

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from engine import Game, Kind, Options, Reason
 from engine.cards import DECK_MASK, cards_of, mask_of
 from engine.moves import Move
+from engine.playout import random_playout
 from engine.snapshot import dumps, loads
 from engine.views import view
 
@@ -56,6 +57,9 @@ def check_invariants(g: Game) -> None:
     assert g.to_act(), "the game waits for nobody"
     for s in g.to_act():
         assert g.legal_moves(s), f"seat {s} is on the clock without a legal move"
+    for draw in (0.0, 0.99):
+        seat, moves = g.turn(lambda: draw)  # noqa: B023 - called at once
+        assert seat in g.to_act() and moves == g.legal_moves(seat), "turn() disagrees with to_act()"
     if g.attack:
         assert g.open <= g.hands[g.defender].bit_count(), "more unbeaten cards than the defender holds"
         assert len(g.attack) <= g.cap, "attack cap exceeded"
@@ -161,6 +165,9 @@ def test_thousands_of_fast_playouts_end_with_every_card_accounted_for(table: tup
         check_invariants(g)
         result = g.result
         assert result is not None and len(result.places) == players
+        played = Game.deal(options, players, rng=rng)
+        assert random_playout(played, rng) is played.result is not None
+        check_invariants(played)
         holders = [s for s in range(players) if g.hands[s]]
         assert set(holders) == set(result.losers) or (
             not holders and (result.draw or len(result.losers) == 1)

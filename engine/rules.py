@@ -1,0 +1,155 @@
+"""Table options compiled for the hot path: plain attributes, lead tables, and the table's topology.
+
+Who defends, who may throw in and who leads the next bout depend only on the seats still in play, so
+each answer is worked out once per pattern of seats out (a bit mask, ``gone``) and looked up after that.
+One ``Rules`` serves every game with the same options and player count (``rules_for``), so its caches stay
+warm across the thousands of games an AI plays out.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from engine.cards import DECK_MASK
+from engine.moves import Move
+from engine.options import AttackCap, Options, ThrowIn, Variant
+
+HAND_SIZE = 6
+
+Bout = tuple[int, int, tuple[int, ...]]  # (lead attacker, defender, throwers)
+
+
+@functools.cache
+def _lead_table(shift: int, room: int) -> tuple[tuple[Move, ...], ...]:
+    """[bits]: every lead of at most ``room`` cards from a hand whose cards of the three ranks at ``shift``
+    are ``bits`` (12 bits): each non-empty subset of one rank, as a move (its card mask << 3)."""
+    subsets = [
+        [sub for sub in range(1, 16) if sub & nib == sub and sub.bit_count() <= room] for nib in range(16)
+    ]
+    return tuple(
+        tuple(sub << (shift + 4 * r + 3) for r in range(3) for sub in subsets[bits >> 4 * r & 15])
+        for bits in range(4096)
+    )
+
+
+class Rules:
+    __slots__ = (
+        "cap",
+        "draw_order",
+        "first_cap",
+        "lead_tables",
+        "miss_limit",
+        "n",
+        "neighbours",
+        "next_bouts",
+        "options",
+        "show_trump",
+        "targets",
+        "teams",
+        "throwers_of",
+        "transfer",
+        "transfer_first_bout",
+    )
+
+    def __init__(self, options: Options, players: int) -> None:
+        self.options = options
+        self.n = players
+        self.cap = HAND_SIZE if options.attack_cap is AttackCap.SIX else 52
+        self.first_cap = min(self.cap, 5) if options.first_bout_limit else self.cap
+        self.transfer = options.variant is Variant.TRANSFER
+        self.transfer_first_bout = options.transfer_first_bout
+        self.show_trump = options.show_trump_transfer
+        self.neighbours = options.throw_in is ThrowIn.NEIGHBOURS
+        self.teams = options.teams
+        self.miss_limit = 2 if players == 2 else 3
+        low = (DECK_MASK[options.deck] & -DECK_MASK[options.deck]).bit_length() - 1
+        # lead_tables[room]: leads of at most ``room`` cards (4: any), as (shift, table) per 12 bits of deck
+        self.lead_tables = tuple(
+            tuple((shift, _lead_table(shift, room)) for shift in range(low, 52, 12)) for room in range(5)
+        )
+        # draw_order[lead | defender << 3]: lead attacker first, then clockwise, the defender last (§6)
+        self.draw_order = {
+            lead | d << 3: (*(s for s in ((lead + k) % players for k in range(players)) if s != d), d)
+            for lead in range(players)
+            for d in range(players)
+        }
+        self.targets: dict[int, int] = {}  # seat | gone << 3
+        self.throwers_of: dict[int, tuple[int, ...]] = {}  # defender | lead << 3 | gone << 6
+        self.next_bouts: dict[int, Bout] = {}  # seat | after << 3 | gone << 4
+
+    # ------------------------------------------------------------------ cached lookups
+
+    def target(self, seat: int, gone: int) -> int:
+        """The next opponent in play clockwise: the defender against ``seat``, or whom it transfers to."""
+        key = seat | gone << 3
+        target = self.targets.get(key)
+        if target is None:
+            target = self.targets[key] = self._find_target(seat, gone)
+        return target
+
+    def throwers(self, lead: int, defender: int, gone: int) -> tuple[int, ...]:
+        key = defender | lead << 3 | gone << 6
+        thr = self.throwers_of.get(key)
+        if thr is None:
+            thr = self.throwers_of[key] = self._find_throwers(lead, defender, gone)
+        return thr
+
+    def bout(self, seat: int, gone: int, *, after: bool = False) -> Bout:
+        """The bout led by ``seat`` (``after``: by the seat after it, as when the defender took), or by the
+        next seat in play if that one is out."""
+        key = seat | after << 3 | gone << 4
+        bout = self.next_bouts.get(key)
+        if bout is None:
+            lead = seat if not after and not gone >> seat & 1 else self.next_in_play(seat, gone)
+            defender = self.target(lead, gone)
+            bout = self.next_bouts[key] = (lead, defender, self.throwers(lead, defender, gone))
+        return bout
+
+    # ------------------------------------------------------------------ walking round the table
+
+    def opposed(self, seat: int, other: int) -> bool:
+        return bool((seat ^ other) & 1) if self.teams else seat != other
+
+    def next_in_play(self, seat: int, gone: int) -> int:
+        n = self.n
+        for step in range(1, n + 1):
+            s = (seat + step) % n
+            if not gone >> s & 1:
+                return s
+        return -1
+
+    def partner(self, seat: int, gone: int) -> int:
+        """The first teammate of ``seat`` in play clockwise, or -1 (always -1 without teams)."""
+        for step in range(1, self.n):
+            s = (seat + step) % self.n
+            if not gone >> s & 1 and not self.opposed(s, seat):
+                return s
+        return -1
+
+    def _find_target(self, seat: int, gone: int) -> int:
+        for step in range(1, self.n):
+            s = (seat + step) % self.n
+            if not gone >> s & 1 and self.opposed(s, seat):
+                return s
+        return -1
+
+    def _find_throwers(self, lead: int, defender: int, gone: int) -> tuple[int, ...]:
+        def opponent(s: int) -> bool:
+            return not gone >> s & 1 and self.opposed(s, defender)
+
+        if not self.neighbours:
+            return tuple(s for s in range(self.n) if opponent(s))
+        near = {lead} if opponent(lead) else set()
+        for direction in (1, -1):
+            for k in range(1, self.n):
+                s = (defender + direction * k) % self.n
+                if opponent(s):
+                    near.add(s)
+                    break
+        return tuple(sorted(near))
+
+
+@functools.lru_cache(maxsize=64)
+def rules_for(options: Options, players: int) -> Rules:
+    """One compiled rule set per table shape, shared by every game and copy of that shape."""
+    return Rules(options, players)
