@@ -18,6 +18,15 @@ from engine.options import Options, RematchLead
 from engine.rules import HAND_SIZE, Rules, rules_for
 
 _LEAD, _THROW_IN, _COVER, _TAKE, _PASS, _TRANSFER, _SHOW = range(7)
+# a card's bit -> the move part naming it: a throw-in of it, or it as the covering card
+_THROWN = {1 << c: _THROW_IN | c << 3 for c in range(52)}
+_COVERING = {1 << c: c << 9 for c in range(52)}
+_BIT = tuple(1 << c for c in range(52))
+_ADDING = frozenset((_THROW_IN, _TRANSFER))  # the moves that add an attack card
+# a lead's card mask -> (its cards, the mask of its rank): every non-empty set of cards of one rank
+_LED = {
+    sub << 4 * r: (tuple(cards_of(sub << 4 * r)), RANK_MASK[r]) for r in range(13) for sub in range(1, 16)
+}
 
 
 class Opening:
@@ -336,35 +345,39 @@ class Game:
             return [] if self.taking or not self.open else self._defences(seat, hand)
         if self.passed >> seat & 1 or seat not in self.thr or self._room() <= 0:
             return []
+        return self._throw_ins(hand)
+
+    def _throw_ins(self, hand: int) -> list[Move]:
+        """Of a thrower who may add now: every card of a rank on the table, and Pass if the defender does
+        not have to answer first."""
         m = hand & self.ranks
         moves = []
         while m:
             low = m & -m
-            moves.append(_THROW_IN | (low.bit_length() - 1) << 3)
+            moves.append(_THROWN[low])
             m ^= low
         if moves and (self.taking or not self.open):
             moves.append(_PASS)
         return moves
 
     def _leads(self, hand: int) -> list[Move]:
-        room = min(self.cap, self.hands[self.defender].bit_count())
         moves: list[Move] = []
-        for shift, table in self.rules.lead_tables[room if room < 4 else 4]:
+        for shift, table in self.rules.lead_tables[self.hands[self.defender].bit_count()]:
             bits = hand >> shift & 4095
             if bits:
                 moves += table[bits]
         return moves
 
     def _defences(self, seat: int, hand: int) -> list[Move]:
-        beaters = self.beaters
+        beaters, covering = self.beaters, _COVERING
         moves = []
-        cover = self.cover
-        for i, a in enumerate(self.attack):
-            if cover[i] < 0:
+        for a, c in zip(self.attack, self.cover):  # noqa: B905 - equal lengths; a keyword slows the hot path
+            if c < 0:
                 m = hand & beaters[a]
+                on = _COVER | a << 3
                 while m:
                     low = m & -m
-                    moves.append(_COVER | a << 3 | (low.bit_length() - 1) << 9)
+                    moves.append(on | covering[low])
                     m ^= low
         moves.append(_TAKE)
         if self.rules.transfer and self._transfer_open():
@@ -401,7 +414,7 @@ class Game:
             return self.defender, self._defences(self.defender, self.hands[self.defender])
         seats = self.to_act()
         seat = seats[0] if len(seats) == 1 else seats[int(pick() * len(seats))]
-        return seat, self.legal_moves(seat)
+        return seat, self._throw_ins(self.hands[seat])
 
     def to_act(self) -> list[int]:
         """Seats on the clock (RULES.md §9): the bout waits for them."""
@@ -448,64 +461,56 @@ class Game:
             self.cover[self.attack.index(a)] = c
             self.open -= 1
             self.ranks |= RANK_MASK[c >> 2]
-            self.on_table |= 1 << c
+            mask = _BIT[c]
+            self.on_table |= mask
             self.passed = 0
             if log is not None:
                 log.append(Event(EventKind.COVERED, seat, (a, c)))
-            self._play(seat, 1 << c, log)
-        elif kind in (_THROW_IN, _TRANSFER):
+        elif kind == _LEAD:
+            mask = move >> 3
+            led, self.ranks = _LED[mask]
+            self.attack = list(led)
+            self.cover = [-1] * len(led)
+            self.open = len(led)
+            self.on_table = mask
+            if log is not None:
+                log.append(Event(EventKind.LED, seat, led))
+        elif kind in _ADDING:
             c = move >> 3
             self.attack.append(c)
             self.cover.append(-1)
             self.open += 1
             self.ranks |= RANK_MASK[c >> 2]
-            self.on_table |= 1 << c
+            mask = _BIT[c]
+            self.on_table |= mask
             self.passed = 0
             if kind == _TRANSFER:
                 self._pass_attack(seat, EventKind.TRANSFERRED, c, log)
             elif log is not None:
                 log.append(Event(EventKind.THREW_IN, seat, (c,)))
-            self._play(seat, 1 << c, log)
-        elif kind == _TAKE:
-            self.taking = True
-            if log is not None:
-                log.append(Event(EventKind.TOOK, seat))
-        elif kind == _PASS:
-            self.passed |= 1 << seat
-            if log is not None:
-                log.append(Event(EventKind.PASSED, seat))
-        elif kind == _LEAD:
-            mask = move >> 3
-            led = [mask.bit_length() - 1] if mask & (mask - 1) == 0 else list(cards_of(mask))
-            self.attack = led
-            self.cover = [-1] * len(led)
-            self.open = len(led)
-            self.ranks = RANK_MASK[led[0] >> 2]
-            self.on_table = mask
-            if log is not None:
-                log.append(Event(EventKind.LED, seat, tuple(led)))
-            self._play(seat, mask, log)
-            return  # the defender is to answer: nothing to settle
-        else:  # _SHOW: the trump stays in hand, now known to all
-            c = move >> 3
-            self.known[seat] |= 1 << c
-            self.shown |= 1 << seat
-            self.passed = 0
-            self._pass_attack(seat, EventKind.SHOWED_TRUMP, c, log)
-        if not self.open or self.taking:
-            self._settle(log)
-
-    def _pass_attack(self, seat: int, kind: EventKind, card: int, log: list[Event] | None) -> None:
-        self.defender = d = self.rules.target(seat, self.gone)
-        self.thr = self.rules.throwers(self.lead, d, self.gone)
-        if log is not None:
-            log.append(Event(kind, seat, (card,), self.defender))
-
-    def _play(self, seat: int, mask: int, log: list[Event] | None) -> None:
-        """Cards left ``seat``'s hand for the table."""
-        hand = self.hands[seat] & ~mask
+        else:
+            if kind == _TAKE:
+                self.taking = True
+                if log is not None:
+                    log.append(Event(EventKind.TOOK, seat))
+            elif kind == _PASS:
+                self.passed |= 1 << seat
+                if log is not None:
+                    log.append(Event(EventKind.PASSED, seat))
+            else:  # _SHOW: the trump stays in hand, now known to all
+                c = move >> 3
+                self.known[seat] |= 1 << c
+                self.shown |= 1 << seat
+                self.passed = 0
+                self._pass_attack(seat, EventKind.SHOWED_TRUMP, c, log)
+            if not self.open or self.taking:
+                self._settle(log)
+            return
+        # The cards of ``mask`` left the seat's hand for the table.
+        hand = self.hands[seat] ^ mask
         self.hands[seat] = hand
-        self.known[seat] &= ~mask
+        if self.known[seat]:
+            self.known[seat] &= ~mask
         if self.trump_seat == seat and mask >> self.trump_card & 1:
             self.trump_seat = -1
         if not hand:
@@ -516,6 +521,14 @@ class Game:
                     self.thr = self.rules.throwers(self.lead, self.defender, self.gone)
                 if log is not None:
                     log.append(Event(EventKind.WENT_OUT, seat))
+        if kind != _LEAD and (not self.open or self.taking):
+            self._settle(log)
+
+    def _pass_attack(self, seat: int, kind: EventKind, card: int, log: list[Event] | None) -> None:
+        self.defender = d = self.rules.target(seat, self.gone)
+        self.thr = self.rules.throwers(self.lead, d, self.gone)
+        if log is not None:
+            log.append(Event(kind, seat, (card,), self.defender))
 
     def _go_out(self, seat: int) -> None:
         self.out[seat] = self.bout

@@ -63,10 +63,12 @@ class Rules:
         self.teams = options.teams
         self.miss_limit = 2 if players == 2 else 3
         low = (DECK_MASK[options.deck] & -DECK_MASK[options.deck]).bit_length() - 1
-        # lead_tables[room]: leads of at most ``room`` cards (4: any), as (shift, table) per 12 bits of deck
-        self.lead_tables = tuple(
+        # lead_tables[cards in the defender's hand]: (shift, table) per 12 bits of the deck, for leads of at
+        # most that many cards (the attack cap is never below 5, so only the hand limits a lead of one rank)
+        by_room = [
             tuple((shift, _lead_table(shift, room)) for shift in range(low, 52, 12)) for room in range(5)
-        )
+        ]
+        self.lead_tables = tuple(by_room[min(held, 4)] for held in range(53))
         # draw_order[lead | defender << 3]: lead attacker first, then clockwise, the defender last (§6)
         self.draw_order = {
             lead | d << 3: (*(s for s in ((lead + k) % players for k in range(players)) if s != d), d)
