@@ -22,7 +22,6 @@ _LEAD, _THROW_IN, _COVER, _TAKE, _PASS, _TRANSFER, _SHOW = range(7)
 _THROWN = {1 << c: _THROW_IN | c << 3 for c in range(52)}
 _COVERING = {1 << c: c << 9 for c in range(52)}
 _BIT = tuple(1 << c for c in range(52))
-_ADDING = frozenset((_THROW_IN, _TRANSFER))  # the moves that add an attack card
 # a lead's card mask -> (its cards, the mask of its rank): every non-empty set of cards of one rank
 _LED = {
     sub << 4 * r: (tuple(cards_of(sub << 4 * r)), RANK_MASK[r]) for r in range(13) for sub in range(1, 16)
@@ -222,7 +221,8 @@ class Game:
                 if not hand_masks[s]:
                     g._go_out(s)
         g.opening = g._opening(lead, loser)
-        g._start_bout(g.rules.bout(g._opening_seat(lead, loser), g.gone), None)
+        g.lead, g.defender, g.thr = g.rules.bout(g._opening_seat(lead, loser), g.gone)
+        g.cap = g.rules.first_cap if bout == 0 else g.rules.cap
         if g.opening[1] >= 0:
             g.known[g.lead] |= 1 << g.opening[1]  # everybody is told which card makes them lead
         return g
@@ -427,7 +427,11 @@ class Game:
         if self._room() <= 0:
             return []
         passed, hands, ranks = self.passed, self.hands, self.ranks
-        return [t for t in self.thr if not passed >> t & 1 and hands[t] & ranks]
+        seats = []
+        for t in self.thr:  # a loop, not a comprehension: cheaper on this hot path
+            if not passed >> t & 1 and hands[t] & ranks:
+                seats.append(t)
+        return seats
 
     # ------------------------------------------------------------------ applying
 
@@ -456,7 +460,16 @@ class Game:
         """Apply a move known to be legal (one of legal_moves): no checks, and events only if ``log`` is
         given. The playout path; everybody else calls ``apply``."""
         kind = move & 7
-        if kind == _COVER:
+        if kind == _LEAD:
+            mask = move >> 3
+            led, self.ranks = _LED[mask]
+            self.attack = list(led)
+            self.cover = [-1] * len(led)
+            self.open = len(led)
+            self.on_table = mask
+            if log is not None:
+                log.append(Event(EventKind.LED, seat, led))
+        elif kind == _COVER:
             a, c = (move >> 3) & 63, move >> 9
             self.cover[self.attack.index(a)] = c
             self.open -= 1
@@ -466,16 +479,26 @@ class Game:
             self.passed = 0
             if log is not None:
                 log.append(Event(EventKind.COVERED, seat, (a, c)))
-        elif kind == _LEAD:
-            mask = move >> 3
-            led, self.ranks = _LED[mask]
-            self.attack = list(led)
-            self.cover = [-1] * len(led)
-            self.open = len(led)
-            self.on_table = mask
+        elif kind == _TAKE:
+            self.taking = True
             if log is not None:
-                log.append(Event(EventKind.LED, seat, led))
-        elif kind in _ADDING:
+                log.append(Event(EventKind.TOOK, seat))
+            self._settle(log)
+            return
+        elif kind == _PASS:  # legal only with nothing to cover or after Take
+            self.passed |= _BIT[seat]
+            if log is not None:
+                log.append(Event(EventKind.PASSED, seat))
+            self._settle(log)
+            return
+        elif kind == _SHOW:  # the trump stays in hand, now known to all; the new defender is to answer
+            c = move >> 3
+            self.known[seat] |= _BIT[c]
+            self.shown |= _BIT[seat]
+            self.passed = 0
+            self._pass_attack(seat, EventKind.SHOWED_TRUMP, c, log)
+            return
+        else:  # a throw-in or a transfer
             c = move >> 3
             self.attack.append(c)
             self.cover.append(-1)
@@ -488,24 +511,6 @@ class Game:
                 self._pass_attack(seat, EventKind.TRANSFERRED, c, log)
             elif log is not None:
                 log.append(Event(EventKind.THREW_IN, seat, (c,)))
-        else:
-            if kind == _TAKE:
-                self.taking = True
-                if log is not None:
-                    log.append(Event(EventKind.TOOK, seat))
-            elif kind == _PASS:
-                self.passed |= 1 << seat
-                if log is not None:
-                    log.append(Event(EventKind.PASSED, seat))
-            else:  # _SHOW: the trump stays in hand, now known to all
-                c = move >> 3
-                self.known[seat] |= 1 << c
-                self.shown |= 1 << seat
-                self.passed = 0
-                self._pass_attack(seat, EventKind.SHOWED_TRUMP, c, log)
-            if not self.open or self.taking:
-                self._settle(log)
-            return
         # The cards of ``mask`` left the seat's hand for the table.
         hand = self.hands[seat] ^ mask
         self.hands[seat] = hand
@@ -521,7 +526,7 @@ class Game:
                     self.thr = self.rules.throwers(self.lead, self.defender, self.gone)
                 if log is not None:
                     log.append(Event(EventKind.WENT_OUT, seat))
-        if kind != _LEAD and (not self.open or self.taking):
+        if not self.open or self.taking:  # never after a lead or a transfer: the defender is to answer
             self._settle(log)
 
     def _pass_attack(self, seat: int, kind: EventKind, card: int, log: list[Event] | None) -> None:
@@ -562,54 +567,47 @@ class Game:
             self._draw(self.lead, d, log)
         self.last_defender = d
         self.bout += 1
-        gone = self.gone
-        if not gone:  # nobody goes out while the talon lasts
-            self._start_bout(self.rules.bout(d, 0, after=taken), log)
-            return
-        alive = [s for s in range(self.n) if not gone >> s & 1]
-        if len(alive) <= 1 or (self.rules.teams and len({s & 1 for s in alive}) == 1):
-            self._finish(log)
-            return
-        rules = self.rules
+        rules, gone = self.rules, self.gone
+        if gone:
+            alive = [s for s in range(self.n) if not gone >> s & 1]
+            if len(alive) <= 1 or (rules.teams and len({s & 1 for s in alive}) == 1):
+                self._finish(log)
+                return
         if taken or not gone >> d & 1:
-            self._start_bout(rules.bout(d, gone, after=taken), log)
-            return
-        # the defender went out: its partner in play leads, else the next seat in play
-        partner = rules.partner(d, gone)
-        self._start_bout(rules.bout(partner, gone) if partner >= 0 else rules.bout(d, gone, after=True), log)
-
-    def _draw(self, lead: int, defender: int, log: list[Event] | None) -> None:
-        """Lead attacker first, then clockwise, the defender last (RULES.md §6)."""
-        out, hands, talon = self.out, self.hands, self.talon
-        order = self.rules.draw_order[lead | defender << 3]
-        for s in order:
-            if out[s] >= 0:
-                continue
-            need = HAND_SIZE - hands[s].bit_count()
-            if need <= 0:
-                continue
-            drawn = talon[-need:]
-            del talon[-need:]
-            for c in drawn:
-                hands[s] |= 1 << c
-            if not talon and drawn[0] == self.trump_card:
-                self.known[s] |= 1 << drawn[0]  # everybody watched the face-up trump go into this hand
-            if log is not None:
-                log.append(Event(EventKind.DREW, s, count=len(drawn)))
-            if not talon:
-                break
-        if not talon:
-            for s in order:
-                if out[s] < 0 and not hands[s]:
-                    self._go_out(s)
-                    if log is not None:
-                        log.append(Event(EventKind.WENT_OUT, s))
-
-    def _start_bout(self, bout: tuple[int, int, tuple[int, ...]], log: list[Event] | None) -> None:
+            bout = rules.next_bouts.get(d | taken << 3 | gone << 4) or rules.bout(d, gone, after=taken)
+        else:  # the defender went out: its partner in play leads, else the next seat in play
+            partner = rules.partner(d, gone)
+            bout = rules.bout(partner, gone) if partner >= 0 else rules.bout(d, gone, after=True)
         self.lead, self.defender, self.thr = bout
-        self.cap = self.rules.first_cap if self.bout == 0 else self.rules.cap
+        self.cap = rules.cap
         if log is not None:
             log.append(Event(EventKind.BOUT, self.lead, target=self.defender, count=self.bout))
+
+    def _draw(self, lead: int, defender: int, log: list[Event] | None) -> None:
+        """Lead attacker first, then clockwise, the defender last (RULES.md §6). Nobody is out of play
+        while the talon lasts."""
+        hands, talon = self.hands, self.talon
+        order = self.rules.draw_order[lead | defender << 3]
+        for s in order:
+            need = HAND_SIZE - hands[s].bit_count()
+            if need > 0:
+                drawn = talon[-need:]
+                del talon[-need:]
+                for c in drawn:
+                    hands[s] |= _BIT[c]
+                if log is not None:
+                    log.append(Event(EventKind.DREW, s, count=len(drawn)))
+                if not talon:
+                    if drawn[0] == self.trump_card:
+                        self.known[s] |= _BIT[
+                            drawn[0]
+                        ]  # everybody watched the face-up trump go into this hand
+                    for t in order:
+                        if not hands[t]:
+                            self._go_out(t)
+                            if log is not None:
+                                log.append(Event(EventKind.WENT_OUT, t))
+                    return
 
     def _finish(self, log: list[Event] | None) -> None:
         holders = tuple(s for s in range(self.n) if self.out[s] < 0)

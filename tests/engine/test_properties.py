@@ -50,6 +50,7 @@ def check_invariants(g: Game) -> None:
         total |= m
     assert total == DECK_MASK[g.options.deck], "cards were lost or made up"
     assert len(g.talon) == len(set(g.talon))
+    assert not (g.talon and g.gone), "a seat went out while the talon lasts"
     for s in range(g.n):
         assert g.known[s] & ~g.hands[s] == 0, "a card is 'known' in a hand that does not hold it"
     if g.over:
