@@ -17,6 +17,7 @@ SUIT_CODES = "scdh"
 
 SIX = 4  # the rank index of a six: "pogony" are sixes
 
+BIT = tuple(1 << c for c in range(52))  # BIT[card]: the mask of one card
 RANK_MASK = tuple(0xF << (4 * r) for r in range(13))
 SUIT_MASK = tuple(sum(1 << (4 * r + s) for r in range(13)) for s in range(4))
 
@@ -94,6 +95,9 @@ def sort_hand(cards: Iterable[int], trump: int) -> list[int]:
     return sorted(cards, key=lambda c: (c & 3 == trump, c >> 2, c & 3))
 
 
+DECKS = {size: tuple(cards_of(mask)) for size, mask in DECK_MASK.items()}  # every card, lowest first
+
+
 def deck(size: int) -> list[int]:
     """All cards of a deck of ``size`` (24, 36 or 52), lowest first."""
-    return list(cards_of(DECK_MASK[size]))
+    return list(DECKS[size])

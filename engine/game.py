@@ -10,7 +10,7 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.cards import BEATERS, DECK_MASK, RANK_MASK, SIX, SUIT_MASK, cards_of, lowest, mask_of
+from engine.cards import BEATERS, BIT, DECK_MASK, DECKS, RANK_MASK, SIX, SUIT_MASK, cards_of, lowest, mask_of
 from engine.diagnose import why_illegal
 from engine.events import Event, EventKind, IllegalMove, Reason
 from engine.moves import Kind, Move
@@ -21,7 +21,6 @@ _LEAD, _THROW_IN, _COVER, _TAKE, _PASS, _TRANSFER, _SHOW = range(7)
 # a card's bit -> the move part naming it: a throw-in of it, or it as the covering card
 _THROWN = {1 << c: _THROW_IN | c << 3 for c in range(52)}
 _COVERING = {1 << c: c << 9 for c in range(52)}
-_BIT = tuple(1 << c for c in range(52))
 # a lead's card mask -> (its cards, the mask of its rank): every non-empty set of cards of one rank
 _LED = {
     sub << 4 * r: (tuple(cards_of(sub << 4 * r)), RANK_MASK[r]) for r in range(13) for sub in range(1, 16)
@@ -147,20 +146,19 @@ class Game:
         next card is turned face up (trump, drawn last) and the rest is the talon in draw order. ``loser`` is
         the durak of the previous game for a rematch (RULES.md §3)."""
         options.check_players(players)
-        full = sorted(cards_of(DECK_MASK[options.deck]))
+        full = DECKS[options.deck]
+        order = list(full)
         if deck is None:
-            order = list(full)
             (rng or random.SystemRandom()).shuffle(order)
-        else:
+        elif sorted(deck) == order:
             order = list(deck)
-            if sorted(order) != full:
-                raise ValueError(f"deck must be a permutation of the {options.deck}-card deck")
+        else:
+            raise ValueError(f"deck must be a permutation of the {options.deck}-card deck")
         dealt = HAND_SIZE * players
         hands = [order[HAND_SIZE * s : HAND_SIZE * (s + 1)] for s in range(players)]
         if dealt == len(order):
-            return cls.setup(options, hands, trump_card=order[-1], loser=loser)
-        talon = [*order[dealt + 1 :], order[dealt]]
-        return cls.setup(options, hands, talon, loser=loser)
+            return cls._position(options, hands, [], trump_card=order[-1], loser=loser)
+        return cls._position(options, hands, [*order[dealt + 1 :], order[dealt]], loser=loser)
 
     @classmethod
     def setup(
@@ -178,13 +176,40 @@ class Game:
         """A position: hands, the talon in draw order (its last card is the face-up trump), and every other
         card of the deck in the discard. With an empty talon give ``trump_card`` (a full deal: that card is
         in a hand and public) or ``trump_suit`` (a position after the talon ran out)."""
-        players = len(hands)
-        options.check_players(players)
-        hand_masks = [mask_of(h) for h in hands]
-        talon_mask = mask_of(talon)
-        every = [c for h in hands for c in h] + list(talon)
+        options.check_players(len(hands))
+        dealt = [list(h) for h in hands]
+        every = [c for h in dealt for c in h] + list(talon)
         if len(set(every)) != len(every) or mask_of(every) & ~DECK_MASK[options.deck]:
             raise ValueError("cards must be distinct cards of the deck")
+        return cls._position(
+            options,
+            dealt,
+            talon,
+            trump_card=trump_card,
+            trump_suit=trump_suit,
+            lead=lead,
+            bout=bout,
+            loser=loser,
+        )
+
+    @classmethod
+    def _position(
+        cls,
+        options: Options,
+        hands: list[list[int]],
+        talon: Sequence[int],
+        *,
+        trump_card: int | None = None,
+        trump_suit: int | None = None,
+        lead: int | None = None,
+        bout: int = 0,
+        loser: int | None = None,
+    ) -> Game:
+        """``setup`` once the cards are known to be distinct cards of the deck (a deal: by construction)."""
+        players = len(hands)
+        card_bit = BIT.__getitem__
+        hand_masks = [sum(map(card_bit, h)) for h in hands]  # a sum of distinct bits is their union
+        placed = sum(hand_masks) + sum(map(card_bit, talon))
         g = cls.__new__(cls)
         g.rules = rules_for(options, players)
         g.n = players
@@ -206,7 +231,7 @@ class Game:
             raise ValueError("with an empty talon, give trump_card or trump_suit")
         g.trump = g.trump_card & 3 if g.trump_card >= 0 else int(trump_suit or 0)
         g.beaters = BEATERS[g.trump]
-        g.discard = DECK_MASK[options.deck] & ~talon_mask & ~mask_of(every)
+        g.discard = DECK_MASK[options.deck] ^ placed
         g.attack, g.cover = [], []
         g.open = g.ranks = g.on_table = g.passed = g.shown = 0
         g.taking = False
@@ -474,7 +499,7 @@ class Game:
             self.cover[self.attack.index(a)] = c
             self.open -= 1
             self.ranks |= RANK_MASK[c >> 2]
-            mask = _BIT[c]
+            mask = BIT[c]
             self.on_table |= mask
             self.passed = 0
             if log is not None:
@@ -486,15 +511,15 @@ class Game:
             self._settle(log)
             return
         elif kind == _PASS:  # legal only with nothing to cover or after Take
-            self.passed |= _BIT[seat]
+            self.passed |= BIT[seat]
             if log is not None:
                 log.append(Event(EventKind.PASSED, seat))
             self._settle(log)
             return
         elif kind == _SHOW:  # the trump stays in hand, now known to all; the new defender is to answer
             c = move >> 3
-            self.known[seat] |= _BIT[c]
-            self.shown |= _BIT[seat]
+            self.known[seat] |= BIT[c]
+            self.shown |= BIT[seat]
             self.passed = 0
             self._pass_attack(seat, EventKind.SHOWED_TRUMP, c, log)
             return
@@ -504,7 +529,7 @@ class Game:
             self.cover.append(-1)
             self.open += 1
             self.ranks |= RANK_MASK[c >> 2]
-            mask = _BIT[c]
+            mask = BIT[c]
             self.on_table |= mask
             self.passed = 0
             if kind == _TRANSFER:
@@ -594,12 +619,12 @@ class Game:
                 drawn = talon[-need:]
                 del talon[-need:]
                 for c in drawn:
-                    hands[s] |= _BIT[c]
+                    hands[s] |= BIT[c]
                 if log is not None:
                     log.append(Event(EventKind.DREW, s, count=len(drawn)))
                 if not talon:
                     if drawn[0] == self.trump_card:
-                        self.known[s] |= _BIT[
+                        self.known[s] |= BIT[
                             drawn[0]
                         ]  # everybody watched the face-up trump go into this hand
                     for t in order:
