@@ -96,6 +96,7 @@ def sort_hand(cards: Iterable[int], trump: int) -> list[int]:
 
 
 DECKS = {size: tuple(cards_of(mask)) for size, mask in DECK_MASK.items()}  # every card, lowest first
+DECK_CARDS = {size: frozenset(cards) for size, cards in DECKS.items()}
 
 
 def deck(size: int) -> list[int]:

@@ -9,8 +9,21 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
-from engine.cards import BEATERS, BIT, DECK_MASK, DECKS, RANK_MASK, SIX, SUIT_MASK, cards_of, lowest, mask_of
+from engine.cards import (
+    BEATERS,
+    BIT,
+    DECK_CARDS,
+    DECK_MASK,
+    DECKS,
+    RANK_MASK,
+    SIX,
+    SUIT_MASK,
+    cards_of,
+    lowest,
+    mask_of,
+)
 from engine.diagnose import why_illegal
 from engine.events import Event, EventKind, IllegalMove, Reason
 from engine.moves import Kind, Move
@@ -146,8 +159,7 @@ class Game:
         next card is turned face up (trump, drawn last) and the rest is the talon in draw order. ``loser`` is
         the durak of the previous game for a rematch (RULES.md §3)."""
         options.check_players(players)
-        full = DECKS[options.deck]
-        order = list(full)
+        order = list(DECKS[options.deck])
         if deck is None:
             (rng or random.SystemRandom()).shuffle(order)
         elif sorted(deck) == order:
@@ -157,8 +169,8 @@ class Game:
         dealt = HAND_SIZE * players
         hands = [order[HAND_SIZE * s : HAND_SIZE * (s + 1)] for s in range(players)]
         if dealt == len(order):
-            return cls._position(options, hands, [], trump_card=order[-1], loser=loser)
-        return cls._position(options, hands, [*order[dealt + 1 :], order[dealt]], loser=loser)
+            return cls.setup(options, hands, trump_card=order[-1], loser=loser)
+        return cls.setup(options, hands, [*order[dealt + 1 :], order[dealt]], loser=loser)
 
     @classmethod
     def setup(
@@ -176,40 +188,15 @@ class Game:
         """A position: hands, the talon in draw order (its last card is the face-up trump), and every other
         card of the deck in the discard. With an empty talon give ``trump_card`` (a full deal: that card is
         in a hand and public) or ``trump_suit`` (a position after the talon ran out)."""
-        options.check_players(len(hands))
-        dealt = [list(h) for h in hands]
-        every = [c for h in dealt for c in h] + list(talon)
-        if len(set(every)) != len(every) or mask_of(every) & ~DECK_MASK[options.deck]:
-            raise ValueError("cards must be distinct cards of the deck")
-        return cls._position(
-            options,
-            dealt,
-            talon,
-            trump_card=trump_card,
-            trump_suit=trump_suit,
-            lead=lead,
-            bout=bout,
-            loser=loser,
-        )
-
-    @classmethod
-    def _position(
-        cls,
-        options: Options,
-        hands: list[list[int]],
-        talon: Sequence[int],
-        *,
-        trump_card: int | None = None,
-        trump_suit: int | None = None,
-        lead: int | None = None,
-        bout: int = 0,
-        loser: int | None = None,
-    ) -> Game:
-        """``setup`` once the cards are known to be distinct cards of the deck (a deal: by construction)."""
         players = len(hands)
+        options.check_players(players)
+        dealt = [list(h) for h in hands]
+        every = list(chain(*dealt, talon))
+        cards = set(every)
+        if len(cards) != len(every) or not cards <= DECK_CARDS[options.deck]:
+            raise ValueError("cards must be distinct cards of the deck")
         card_bit = BIT.__getitem__
-        hand_masks = [sum(map(card_bit, h)) for h in hands]  # a sum of distinct bits is their union
-        placed = sum(hand_masks) + sum(map(card_bit, talon))
+        hand_masks = [sum(map(card_bit, h)) for h in dealt]  # a sum of distinct bits is their union
         g = cls.__new__(cls)
         g.rules = rules_for(options, players)
         g.n = players
@@ -231,7 +218,7 @@ class Game:
             raise ValueError("with an empty talon, give trump_card or trump_suit")
         g.trump = g.trump_card & 3 if g.trump_card >= 0 else int(trump_suit or 0)
         g.beaters = BEATERS[g.trump]
-        g.discard = DECK_MASK[options.deck] ^ placed
+        g.discard = DECK_MASK[options.deck] ^ sum(map(card_bit, every))
         g.attack, g.cover = [], []
         g.open = g.ranks = g.on_table = g.passed = g.shown = 0
         g.taking = False
