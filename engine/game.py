@@ -339,12 +339,6 @@ class Game:
         """The next opponent in play clockwise: the defender against ``seat``, or whom it transfers to."""
         return self.rules.target(seat, self.gone)
 
-    def _room(self) -> int:
-        """How many more attack cards this bout may take (both limits of RULES.md §4.5)."""
-        by_cap = self.cap - len(self.attack)
-        by_hand = self.hands[self.defender].bit_count() - self.open
-        return by_cap if by_cap < by_hand else by_hand
-
     # ------------------------------------------------------------------ legal moves
 
     def legal_moves(self, seat: int) -> list[Move]:
@@ -355,9 +349,7 @@ class Game:
             return self._leads(hand) if seat == self.lead else []
         if seat == self.defender:
             return [] if self.taking or not self.open else self._defences(seat, hand)
-        if self.passed >> seat & 1 or seat not in self.thr or self._room() <= 0:
-            return []
-        return self._throw_ins(hand)
+        return self._throw_ins(hand) if seat in self._adders() else []
 
     def _throw_ins(self, hand: int) -> list[Move]:
         """Of a thrower who may add now: every card of a rank on the table, and Pass if the defender does
@@ -424,7 +416,7 @@ class Game:
             return self.lead, self._leads(self.hands[self.lead])
         if self.open and not self.taking:
             return self.defender, self._defences(self.defender, self.hands[self.defender])
-        seats = self.to_act()
+        seats = self._adders()
         seat = seats[0] if len(seats) == 1 else seats[int(pick() * len(seats))]
         return seat, self._throw_ins(self.hands[seat])
 
@@ -436,9 +428,16 @@ class Game:
             return [self.lead]
         if self.open and not self.taking:
             return [self.defender]
-        if self._room() <= 0:
+        return self._adders()
+
+    def _adders(self) -> list[int]:
+        """Throwers who may still add a card: there is room (both limits of RULES.md §4.5: the cap, and no
+        more unbeaten cards than the defender holds), they have not passed, and they hold a rank on the
+        table. With every attack card covered or taken, the bout ends when there are none."""
+        hands = self.hands
+        if self.cap <= len(self.attack) or hands[self.defender].bit_count() <= self.open:
             return []
-        passed, hands, ranks = self.passed, self.hands, self.ranks
+        passed, ranks = self.passed, self.ranks
         seats = []
         for t in self.thr:  # a loop, not a comprehension: cheaper on this hot path
             if not passed >> t & 1 and hands[t] & ranks:
@@ -495,13 +494,15 @@ class Game:
             self.taking = True
             if log is not None:
                 log.append(Event(EventKind.TOOK, seat))
-            self._settle(log)
+            if not self._adders():
+                self._end_bout(log)
             return
         elif kind == _PASS:  # legal only with nothing to cover or after Take
             self.passed |= BIT[seat]
             if log is not None:
                 log.append(Event(EventKind.PASSED, seat))
-            self._settle(log)
+            if not self._adders():
+                self._end_bout(log)
             return
         elif kind == _SHOW:  # the trump stays in hand, now known to all; the new defender is to answer
             c = move >> 3
@@ -538,8 +539,9 @@ class Game:
                     self.thr = self.rules.throwers(self.lead, self.defender, self.gone)
                 if log is not None:
                     log.append(Event(EventKind.WENT_OUT, seat))
-        if not self.open or self.taking:  # never after a lead or a transfer: the defender is to answer
-            self._settle(log)
+        # never after a lead or a transfer: the defender is to answer
+        if (not self.open or self.taking) and not self._adders():
+            self._end_bout(log)
 
     def _pass_attack(self, seat: int, kind: EventKind, card: int, log: list[Event] | None) -> None:
         self.defender = d = self.rules.target(seat, self.gone)
@@ -552,16 +554,11 @@ class Game:
         self.gone |= 1 << seat
         self.finishers.append(seat)
 
-    def _settle(self, log: list[Event] | None) -> None:
-        """With every attack card covered or taken: end the bout once nobody has to act any more (every
-        thrower passed or cannot add)."""
-        hands = self.hands
-        if self.cap > len(self.attack) and hands[self.defender].bit_count() > self.open:
-            ranks, passed = self.ranks, self.passed
-            for t in self.thr:
-                if not passed >> t & 1 and hands[t] & ranks:
-                    return
-        self._end_bout(log)
+    def settle(self) -> None:
+        """End the bout if every attack card is covered or taken and no thrower may add (a state built
+        field by field, as AI worlds are, may stand there)."""
+        if self.attack and (self.taking or not self.open) and not self._adders():
+            self._end_bout(None)
 
     def _end_bout(self, log: list[Event] | None) -> None:
         d, taken, table = self.defender, self.taking, self.on_table
@@ -685,8 +682,8 @@ class Game:
                 log.append(Event(EventKind.PASSED, s))
             elif move is not None:
                 self.push(s, move, log)
-        if waiting and self.attack and moves[waiting[0]] == _PASS:
-            self._settle(log)
+        if waiting and self.attack and moves[waiting[0]] == _PASS and not self._adders():
+            self._end_bout(log)
         self.version += 1
         return Applied(self.version, tuple(log))
 

@@ -77,8 +77,7 @@ class Worlds:
         """A world to play on: ``deal``, and the throwers it gives nothing to add pass at once, as they
         would at the table (so the bout may be over in this world)."""
         g = self.deal()
-        if g.attack and (g.taking or not g.open):
-            g._settle(None)
+        g.settle()
         return g
 
     def deal(self) -> Game:
