@@ -31,9 +31,23 @@ from engine.options import Options, RematchLead
 from engine.rules import HAND_SIZE, Rules, rules_for
 
 _LEAD, _THROW_IN, _COVER, _TAKE, _PASS, _TRANSFER, _SHOW = range(7)
-# a card's bit -> the move part naming it: a throw-in of it, or it as the covering card
+# a card's bit -> a move with that card: a throw-in, a transfer, a shown trump, or the covering card's part
 _THROWN = {1 << c: _THROW_IN | c << 3 for c in range(52)}
+_TRANSFERRED = {1 << c: _TRANSFER | c << 3 for c in range(52)}
+_SHOWN = {1 << c: _SHOW | c << 3 for c in range(52)}
 _COVERING = {1 << c: c << 9 for c in range(52)}
+
+
+def _each(mask: int, move_of: dict[int, Move]) -> list[Move]:
+    """The move of each card of ``mask``, lowest card first."""
+    moves = []
+    while mask:
+        low = mask & -mask
+        moves.append(move_of[low])
+        mask ^= low
+    return moves
+
+
 # a lead's card mask -> (its cards, the mask of its rank): every non-empty set of cards of one rank
 _LED = {
     sub << 4 * r: (tuple(cards_of(sub << 4 * r)), RANK_MASK[r]) for r in range(13) for sub in range(1, 16)
@@ -354,12 +368,7 @@ class Game:
     def _throw_ins(self, hand: int) -> list[Move]:
         """Of a thrower who may add now: every card of a rank on the table, and Pass if the defender does
         not have to answer first."""
-        m = hand & self.ranks
-        moves = []
-        while m:
-            low = m & -m
-            moves.append(_THROWN[low])
-            m ^= low
+        moves = _each(hand & self.ranks, _THROWN)
         if moves and (self.taking or not self.open):
             moves.append(_PASS)
         return moves
@@ -390,9 +399,9 @@ class Game:
             if target >= 0:
                 held, count = self.hands[target].bit_count(), len(self.attack)
                 if count < self.cap and held > count:
-                    moves.extend(_TRANSFER | c << 3 for c in cards_of(same))
+                    moves += _each(same, _TRANSFERRED)
                 if self.rules.show_trump and not self.shown >> seat & 1 and held >= count:
-                    moves.extend(_SHOW | c << 3 for c in cards_of(same & SUIT_MASK[self.trump]))
+                    moves += _each(same & SUIT_MASK[self.trump], _SHOWN)
         return moves
 
     def _transfer_open(self) -> bool:
