@@ -3,6 +3,8 @@ too much. Used for timeouts and bot takeovers until the search player arrives.""
 
 from __future__ import annotations
 
+import random
+
 from engine.ai.policy import TRUMP_PREMIUM, cost
 from engine.cards import SUIT_MASK, mask_of
 from engine.moves import PASS, TAKE, Kind, Move, cards, kind
@@ -10,10 +12,19 @@ from engine.views import View
 
 
 class HeuristicPlayer:
+    """``slips``: the share of decisions made at random instead (the easy level's: a casual player's slips,
+    which also keep such players from taking the same cards back and forth for ever in an endgame)."""
+
+    def __init__(self, slips: float = 0.0, rng: random.Random | None = None) -> None:
+        self.slips = slips
+        self.rng = rng or random.Random()
+
     def choose(self, view: View) -> Move:
         moves = view.moves
         if len(moves) == 1:
             return moves[0]
+        if self.slips and self.rng.random() < self.slips:
+            return moves[int(self.rng.random() * len(moves))]
         kinds = {kind(m) for m in moves}
         if Kind.LEAD in kinds:
             return self._lead(view)
