@@ -62,6 +62,9 @@ class Job:
     seed: int
 
 
+MAX_MOVES = 5000  # a game of two deterministic players may repeat one cycle of bouts for ever
+
+
 def play(job: Job) -> tuple[tuple[str, ...], tuple[bool, ...], bool, dict[str, list[float]]]:
     """One game: who sat where, who lost, whether anyone lost, and each name's thinking times."""
     n = len(job.names)
@@ -71,7 +74,9 @@ def play(job: Job) -> tuple[tuple[str, ...], tuple[bool, ...], bool, dict[str, l
     players = [make(name, job.budget, job.seed + 7919 * job.deal + s) for s, name in enumerate(seats)]
     times: dict[str, list[float]] = defaultdict(list)
     pick = random.Random(job.deal + 31 * job.rotation)
-    while game.result is None:
+    for _ in range(MAX_MOVES):
+        if game.result is not None:
+            break
         on_clock = game.to_act()
         seat = on_clock[0] if len(on_clock) == 1 else pick.choice(on_clock)
         seen = view(game, seat)
@@ -81,6 +86,8 @@ def play(job: Job) -> tuple[tuple[str, ...], tuple[bool, ...], bool, dict[str, l
             times[seats[seat]].append(time.perf_counter() - start)
         game.apply(seat, move)  # validated: an illegal choice would raise here
     result = game.result
+    if result is None:  # deterministic players repeating one cycle of bouts: no decision, like a draw
+        return seats, (False,) * n, False, dict(times)
     lost = tuple(s in result.losers or result.losing_team == game.team(s) for s in range(n))
     return seats, lost, not result.draw, dict(times)
 

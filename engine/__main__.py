@@ -7,11 +7,11 @@ import random
 import sys
 from collections.abc import Callable
 
-from engine.ai import HeuristicPlayer
+from engine.ai import player_for
 from engine.cards import SUITS, card_str
 from engine.game import Game
 from engine.moves import describe
-from engine.options import Options, OptionsError, Variant
+from engine.options import BotLevel, Options, OptionsError, Variant
 from engine.views import View, view
 
 YOU = 0
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OptionsError, ValueError) as exc:
         print(f"Cannot start: {exc}", file=sys.stderr)
         return 2
-    bot = HeuristicPlayer()
+    bot = player_for(BotLevel.EASY, seed=args.seed)  # easy bots' slips keep an endgame among them finite
 
     def name(seat: int) -> str:
         return "You" if seat == YOU else f"Bot {seat}"
