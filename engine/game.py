@@ -1,6 +1,7 @@
 """The game: state, legal moves, applying moves, timeouts, the result. Pure and deterministic.
 
-Hot path (AI playouts): ``legal_moves`` and ``push`` on ints and bitmasks, no objects per card, no events.
+Hot path (AI playouts): ``turn`` (or ``legal_moves``) and ``push`` on ints and bitmasks, no objects per
+card, no events; the table's topology comes from ``engine.rules``, worked out once per table shape.
 Edges (bot, storage, tests): ``check``/``apply`` validate and return an ``Applied`` record of events.
 """
 

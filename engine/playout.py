@@ -1,4 +1,4 @@
-"""Random playouts: the fast path AI search and the benchmarks run on."""
+"""Random playouts: what ``bench/engine_speed.py`` counts (AI search plays out with ``engine.ai.policy``)."""
 
 from __future__ import annotations
 
