@@ -1,6 +1,6 @@
 """Engine speed: complete random-playout games per second, and microseconds per legal-moves + push step.
 
-    .venv/bin/python bench/engine_speed.py [--games 2000] [--repeats 3]
+    .venv/bin/python bench/engine_speed.py [--games 2000] [--repeats 5]
 
 Each figure is the best of ``--repeats`` runs (the machines are shared and noisy); one core, 36 cards.
 "Deal + playout" counts shuffling and dealing too; "playout" starts from dealt games, as AI search does.
@@ -60,7 +60,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     print(f"Python {sys.version.split()[0]}, {args.games} games per run, best of {args.repeats}")
     print(
