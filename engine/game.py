@@ -593,10 +593,10 @@ class Game:
                 self._finish(log)
                 return
         if taken or not gone >> d & 1:
-            bout = rules.next_bouts.get(d | taken << 3 | gone << 4) or rules.bout(d, gone, after=taken)
+            bout = rules.bout(d, gone, taken)  # positional: a keyword call is slower here
         else:  # the defender went out: its partner in play leads, else the next seat in play
             partner = rules.partner(d, gone)
-            bout = rules.bout(partner, gone) if partner >= 0 else rules.bout(d, gone, after=True)
+            bout = rules.bout(partner, gone) if partner >= 0 else rules.bout(d, gone, True)
         self.lead, self.defender, self.thr = bout
         self.cap = rules.cap
         if log is not None:

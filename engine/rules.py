@@ -96,7 +96,7 @@ class Rules:
             thr = self.throwers_of[key] = self._find_throwers(lead, defender, gone)
         return thr
 
-    def bout(self, seat: int, gone: int, *, after: bool = False) -> Bout:
+    def bout(self, seat: int, gone: int, after: bool = False) -> Bout:
         """The bout led by ``seat`` (``after``: by the seat after it, as when the defender took), or by the
         next seat in play if that one is out."""
         key = seat | after << 3 | gone << 4

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from engine.ai.policy import TRUMP_PREMIUM, cost
+from engine.ai.random_player import RandomPlayer
 from engine.cards import SUIT_MASK, mask_of
 from engine.moves import PASS, TAKE, Kind, Move, cards, kind
 from engine.views import View
@@ -17,14 +18,14 @@ class HeuristicPlayer:
 
     def __init__(self, slips: float = 0.0, rng: random.Random | None = None) -> None:
         self.slips = slips
-        self.rng = rng or random.Random()
+        self._slip = RandomPlayer(rng)
 
     def choose(self, view: View) -> Move:
         moves = view.moves
         if len(moves) == 1:
             return moves[0]
-        if self.slips and self.rng.random() < self.slips:
-            return moves[int(self.rng.random() * len(moves))]
+        if self.slips and self._slip.rng.random() < self.slips:
+            return self._slip.choose(view)
         kinds = {kind(m) for m in moves}
         if Kind.LEAD in kinds:
             return self._lead(view)

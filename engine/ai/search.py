@@ -117,9 +117,7 @@ class SearchPlayer:
             seat, legal = me, moves
             while world.result is None:
                 if node is not root:
-                    seats = world.to_act()
-                    seat = seats[0] if len(seats) == 1 else seats[int(rand() * len(seats))]
-                    legal = world.legal_moves(seat)
+                    seat, legal = world.turn(rand)
                 move, node, fresh = _select(node, seat, legal, rand)
                 world.push(seat, move)
                 path.append(node)
