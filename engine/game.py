@@ -617,10 +617,8 @@ class Game:
                 if log is not None:
                     log.append(Event(EventKind.DREW, s, count=len(drawn)))
                 if not talon:
-                    if drawn[0] == self.trump_card:
-                        self.known[s] |= BIT[
-                            drawn[0]
-                        ]  # everybody watched the face-up trump go into this hand
+                    if drawn[0] == self.trump_card:  # everybody watched the face-up trump go into this hand
+                        self.known[s] |= BIT[drawn[0]]
                     for t in order:
                         if not hands[t]:
                             self._go_out(t)
