@@ -3,6 +3,7 @@ register the handlers. ``python -m bot`` runs it."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 from typing import Any
@@ -19,16 +20,17 @@ from telegram.ext import (
 )
 from telegram.request import BaseRequest
 
-from bot import handlers
+from bot import handlers, logs
 from bot.handlers import Deps
 from bot.i18n import LANGUAGES, texts
+from bot.members import ChatMembers
 from bot.presenter import Presenter
 from bot.sender import Sender
 from bot.service import TableService
 from bot.settings import Settings, SettingsError, load_settings
 from bot.thinking import Thinker
 from bot.timers import JobScheduler
-from storage import SchemaTooNew, Storage
+from storage import SchemaTooNew, Storage, StorageUnusable
 
 log = logging.getLogger("bot")
 
@@ -86,6 +88,8 @@ def build_application(
     application.add_handler(CommandHandler("settings", handlers.settings_command, filters=groups))
     # Buttons: the lobby, moves, the two-step cover, "I'm back".
     application.add_handler(CallbackQueryHandler(handlers.button))
+    # A handler that raises: one log line, and the person waiting still gets an answer.
+    application.add_error_handler(handlers.on_error)
     return application
 
 
@@ -109,12 +113,12 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     )
     scheduler.service = service
     presenter.service, presenter.sender = service, sender
-    application.bot_data["deps"] = Deps(storage, service, presenter)
+    application.bot_data["deps"] = Deps(storage, service, presenter, ChatMembers(application.bot))
     application.bot_data["sender"] = sender
     await _commands(application)
     broken = await service.restore()
     for table, reason in broken:
-        log.error("table %s could not be restored: %s", table.id, reason)
+        log.error("table %s could not be restored (its group is told): %s", table.id, reason)
     log.info("restored %d live tables", len(service.live))
 
 
@@ -144,14 +148,30 @@ async def _stopped(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         await found.storage.close()
 
 
+async def check_database(settings: Settings) -> None:
+    """Open (and migrate) the database and read its live tables once, before anything talks to Telegram:
+    a damaged, foreign or read-only file stops the start with one line naming it."""
+    storage = await Storage.open(settings.database_path, synchronous=settings.database_synchronous)
+    try:
+        await storage.live_tables()
+    except Exception as exc:  # sqlite3 errors, and rows no record can be built from
+        raise StorageUnusable(settings.database_path, f"{type(exc).__name__}: {exc}") from None
+    finally:
+        await storage.close()
+
+
 def main() -> int:
     try:
         settings = load_settings()
     except SettingsError as exc:
         print(f"Cannot start: {exc}", file=sys.stderr)
         return 2
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    logs.configure(settings.log_level, settings.log_level_libs, settings.bot_token)
+    try:
+        asyncio.run(check_database(settings))
+    except (StorageUnusable, SchemaTooNew) as exc:
+        print(f"Cannot start: {exc}", file=sys.stderr)
+        return 2
     application = build_application(settings)
     try:
         if settings.webhook_url:

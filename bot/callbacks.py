@@ -15,6 +15,7 @@ from engine.cards import card_code, parse_card
 from engine.moves import Move, move_str, parse_move
 
 MAX_BYTES = 64
+MAX_DIGITS = 15  # ids, versions and pages from outside stay far below SQLite's 2**63
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +129,16 @@ def decode(data: str | None) -> Press | None:
     return None
 
 
-def _number(text: str) -> int:
-    if not text.isdigit():
-        raise ValueError(text)
+def number(text: str) -> int | None:
+    """A non-negative whole number written in ASCII digits, small enough for the database; None otherwise.
+    Every integer that comes from outside (callback data, command arguments) is read through here."""
+    if not (0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()):
+        return None
     return int(text)
+
+
+def _number(text: str) -> int:
+    found = number(text)
+    if found is None:
+        raise ValueError(text)
+    return found

@@ -7,13 +7,15 @@ redraws happen in the sender's per-chat tasks.
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
+import traceback
 from dataclasses import dataclass
 
 from telegram import CallbackQuery, Chat, InlineKeyboardMarkup, Message, Update
 from telegram import User as TelegramUser
-from telegram.constants import ChatMemberStatus, ChatType, ParseMode
-from telegram.error import BadRequest
+from telegram.constants import ChatType, ParseMode
+from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
 
 from bot.callbacks import (
@@ -25,9 +27,11 @@ from bot.callbacks import (
     PickPress,
     SettingsPress,
     decode,
+    number,
 )
-from bot.i18n import LANGUAGES, Text
+from bot.i18n import LANGUAGES, Text, language_for, texts
 from bot.lobby import CHOICES, cycle
+from bot.members import ChatMembers
 from bot.presenter import Presenter
 from bot.render import chunks, replay_lines
 from bot.service import Outcome, Refusal, TableService
@@ -35,9 +39,11 @@ from bot.settings_menu import group_menu, language_menu
 from bot.standings import MIN_GAMES, PAGE, board_keyboard, board_text, stats_text
 from engine import Options
 from storage import GLOBAL, BrokenSnapshot, Storage
-from storage.records import User
+from storage.records import LIVE, User
 
 Context = ContextTypes.DEFAULT_TYPE
+log = logging.getLogger(__name__)
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 @dataclass
@@ -45,6 +51,7 @@ class Deps:
     storage: Storage
     service: TableService
     presenter: Presenter
+    members: ChatMembers
 
 
 def deps(context: Context) -> Deps:
@@ -66,7 +73,14 @@ async def _user(d: Deps, update: Update) -> User | None:
     tg = update.effective_user
     if tg is None or tg.is_bot:
         return None
-    return await d.storage.users.seen(_record(tg))
+    user = await d.storage.users.seen(_record(tg))
+    chat = update.effective_chat
+    if user.blocked and chat is not None and chat.id == user.id:  # they write to the bot again
+        await d.storage.users.set_blocked(user.id, False)
+        user = await d.storage.users.get(user.id) or user
+    if chat is not None and d.presenter.sender is not None:
+        d.presenter.sender.forgive(chat.id)
+    return user
 
 
 async def _asked(update: Update, context: Context) -> tuple[Deps, Message, User] | None:
@@ -81,6 +95,8 @@ async def _group(d: Deps, chat: Chat | None) -> bool:
     if chat is None or chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP):
         return False
     await d.storage.chats.seen(chat.id, chat.type, chat.title, bool(chat.is_forum))
+    if d.presenter.sender is not None:  # whatever refused us before, the chat is there again
+        d.presenter.sender.forgive(chat.id)
     return True
 
 
@@ -91,8 +107,7 @@ def _thread(message: Message | None) -> int:
 
 
 async def _is_admin(context: Context, chat_id: int, user_id: int) -> bool:
-    member = await context.bot.get_chat_member(chat_id, user_id)
-    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+    return await deps(context).members.is_admin(chat_id, user_id)
 
 
 def _alert(t: Text, outcome: Outcome) -> str:
@@ -113,11 +128,22 @@ async def start(update: Update, context: Context) -> None:
     await d.storage.users.set_started(user.id)
     t = await d.presenter.user_text(user.id)
     payload = context.args[0] if context.args else ""
-    if payload.startswith("join_") and payload[5:].isdigit():
-        outcome = await d.service.join(int(payload[5:]), user)
-        await update.effective_message.reply_text(t("alert.joined") if outcome.ok else _alert(t, outcome))
+    if payload.startswith("join_"):
+        await update.effective_message.reply_text(await _join_by_link(d, user, payload[5:], t))
         return
     await update.effective_message.reply_text(t("alert.welcome"))
+
+
+async def _join_by_link(d: Deps, user: User, token: str, t: Text) -> str:
+    """A deep link from a table's chat seats members of that chat only: the token is unguessable and shown
+    only there, and a stranger who got hold of it is still refused."""
+    table = await d.storage.tables.by_token(token) if _TOKEN.fullmatch(token) else None
+    if table is None or table.status not in LIVE:
+        return t("alert.bad_link")
+    if not await d.members.is_member(table.chat_id, user.id):
+        return t("alert.not_member")
+    outcome = await d.service.join(table.id, user)
+    return t("alert.joined") if outcome.ok else _alert(t, outcome)
 
 
 # ---------------------------------------------------------------------- group commands
@@ -138,7 +164,8 @@ async def new_game(update: Update, context: Context) -> None:
         await message.reply_text(_alert(t, outcome))
     elif not user.started and outcome.table_id is not None:
         await d.service.leave(outcome.table_id, user.id)
-        await message.reply_text(t("alert.start_private", link=d.presenter.deep_link(outcome.table_id)))
+        live = d.service.live[outcome.table_id]
+        await message.reply_text(t("alert.start_private", link=d.presenter.deep_link(live.table)))
 
 
 async def _table_here(d: Deps, message: Message) -> int | None:
@@ -168,7 +195,8 @@ async def table_command(update: Update, context: Context) -> None:
     command = message.text.split()[0].split("@")[0].lstrip("/")
     outcome = await _lobby_action(context, d, user, table_id, message.chat_id, command)
     if outcome is None:  # /join by a user the bot may not message yet
-        await message.reply_text(t("alert.start_private", link=d.presenter.deep_link(table_id)))
+        link = d.presenter.deep_link(d.service.live[table_id].table)
+        await message.reply_text(t("alert.start_private", link=link))
     elif not outcome.ok:
         await message.reply_text(_alert(t, outcome))
 
@@ -274,11 +302,12 @@ async def replay_command(update: Update, context: Context) -> None:
     if message is None or not await _group(d, update.effective_chat):
         return
     t = await _text_for_chat(d, message.chat_id)
-    source = " ".join(context.args or [])
     if message.reply_to_message and message.reply_to_message.text:
-        source = message.reply_to_message.text
-    found = re.search(r"#?(\d+)", source)
-    row = await d.storage.games.get(int(found.group(1))) if found else None
+        found = re.search(r"#(\d+)", message.reply_to_message.text)  # a result message names its game
+    else:
+        found = re.fullmatch(r"#?(\d+)", " ".join(context.args or []).strip())
+    game_id = number(found.group(1)) if found else None
+    row = await d.storage.games.get(game_id) if game_id is not None else None
     table = await d.storage.tables.get(row.table_id) if row else None
     if row is None or table is None or table.chat_id != message.chat_id:
         await message.reply_text(t("replay.not_found"))
@@ -386,9 +415,9 @@ async def button(update: Update, context: Context) -> None:
     elif isinstance(press, PickPress | HandPress):
         outcome = _pick(d, user.id, press)
     else:
-        outcome = await _lobby_press(context, d, user, press)
+        outcome = await _lobby_press(context, d, user, press, query)
         if outcome is None:  # Join by a user the bot may not message yet: open the private chat first
-            await query.answer(url=d.presenter.deep_link(press.table_id))
+            await query.answer(url=d.presenter.deep_link(d.service.live[press.table_id].table))
             return
     if outcome.ok:
         await query.answer()
@@ -410,11 +439,15 @@ def _pick(d: Deps, user_id: int, press: PickPress | HandPress) -> Outcome:
     return Outcome(True)
 
 
-async def _lobby_press(context: Context, d: Deps, user: User, press: LobbyPress) -> Outcome | None:
+async def _lobby_press(
+    context: Context, d: Deps, user: User, press: LobbyPress, query: CallbackQuery
+) -> Outcome | None:
     live = d.service.live.get(press.table_id)
     if live is None:
         return Outcome.refused(Refusal.NO_TABLE)
     chat_id = live.table.chat_id
+    if query.message is None or query.message.chat.id != chat_id:  # a lobby button counts in its own chat
+        return Outcome.refused(Refusal.OTHER_CHAT)
     if press.action == "rematch":
         return await d.service.rematch(press.table_id, user)
     if press.action in ("options", "done", "set"):
@@ -427,3 +460,29 @@ async def _lobby_press(context: Context, d: Deps, user: User, press: LobbyPress)
             )
         return await d.service.set_option(press.table_id, user.id, admin, None)
     return await _lobby_action(context, d, user, press.table_id, chat_id, press.action)
+
+
+# ---------------------------------------------------------------------- errors
+
+
+async def on_error(update: object, context: Context) -> None:
+    """A handler raised: log one line (where and what), and still answer the person who is waiting."""
+    error = context.error
+    where = ""
+    if error is not None and error.__traceback__ is not None:
+        frame = traceback.extract_tb(error.__traceback__)[-1]
+        where = f" at {frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}"
+    kind = "update"
+    if isinstance(update, Update):
+        kind = "press" if update.callback_query else "message" if update.effective_message else "update"
+    log.error("handling a %s failed%s: %s: %s", kind, where, type(error).__name__, error)
+    log.debug("the failure in full", exc_info=error)
+    if not isinstance(update, Update):
+        return
+    tg = update.effective_user
+    t = texts(language_for(tg.language_code if tg else None))
+    with contextlib.suppress(TelegramError):  # already answered, or Telegram is the problem: nothing more
+        if update.callback_query is not None:
+            await update.callback_query.answer(t("alert.error"), show_alert=True)
+        elif update.effective_message is not None:
+            await update.effective_message.reply_text(t("alert.error"))

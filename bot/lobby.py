@@ -11,6 +11,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import LobbyPress, encode
 from bot.i18n import Text
+from bot.render import short
 from engine.options import AttackCap, BotLevel, Options, RematchLead, ThrowIn, Variant
 
 # Every option of RULES.md with the values a button cycles through, the default first.
@@ -81,7 +82,7 @@ def summary(options: Options, t: Text) -> list[str]:
 
 def lobby_text(options: Options, creator: str, players: Sequence[str], t: Text) -> str:
     lines = [f"<b>{t('lobby.title', variant=t('variant.' + options.variant.value))}</b>"]
-    lines.append(t("lobby.created_by", name=html.escape(creator)))
+    lines.append(t("lobby.created_by", name=short(creator)))
     lines.extend(f"· {line}" for line in summary(options, t))
     lines.append("")
     lines.append(t("lobby.seated", count=len(players), max=options.max_players))

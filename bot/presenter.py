@@ -10,13 +10,13 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.callbacks import LobbyPress, encode
 from bot.i18n import Text, language_for, texts
 from bot.lobby import lobby_keyboard, lobby_text
-from bot.render import event_line, hand_keyboard, hand_text, result_text, table_text
+from bot.render import cut, event_line, hand_closed, hand_keyboard, hand_text, result_text, table_text
 from bot.sender import Draft, Key, Sender
-from bot.service import Live, Redraw, TableService
+from bot.service import CLOSED, Live, Redraw, TableService
 from engine.fairness import commitment
 from engine.views import view
 from storage import Storage
-from storage.records import TableStatus
+from storage.records import Table, TableStatus
 
 
 class Presenter(Redraw):
@@ -40,17 +40,26 @@ class Presenter(Redraw):
 
     def hands(self, table_id: int) -> None:
         live = self._live(table_id)
-        if live is None or self.sender is None or live.game is None:
+        if live is None or self.sender is None:
+            return
+        closed = live.table.status in CLOSED
+        if live.game is None and not closed:
             return
         for seat in live.table.seats:
             self.selected.pop((table_id, seat.seat), None)
-            if seat.user_id is not None:
+            # A table that ended without a result only corrects the hand messages it had sent.
+            if seat.user_id is not None and (not closed or seat.hand_message_id is not None):
                 self.sender.mark(seat.user_id, ("hand", table_id, seat.seat))
 
     def result(self, table_id: int) -> None:
         live = self._live(table_id)
         if live and self.sender:
             self.sender.mark(live.table.chat_id, ("result", table_id, -1))
+
+    def broken(self, table_id: int) -> None:
+        live = self._live(table_id)
+        if live and self.sender:
+            self.sender.mark(live.table.chat_id, ("broken", table_id, -1))
 
     def pick(self, table_id: int, seat: int, card: int | None) -> None:
         """The second step of covering: remember the picked card (None: back to the hand) and redraw."""
@@ -77,8 +86,10 @@ class Presenter(Redraw):
             return texts(self.default_language)
         return texts(user.language or language_for(user.telegram_language, self.default_language))
 
-    def deep_link(self, table_id: int) -> str:
-        return f"https://t.me/{self.bot_username}?start=join_{table_id}"
+    def deep_link(self, table: Table) -> str:
+        """The link that seats a player who has not started the bot yet: its token is shown only in the
+        table's own chat, and it seats members of that chat only."""
+        return f"https://t.me/{self.bot_username}?start=join_{table.join_token}"
 
     # ------------------------------------------------------------------ drafts
 
@@ -91,11 +102,13 @@ class Presenter(Redraw):
             return await self._hand(live, seat)
         t = await self.group_text(live.table.chat_id)
         thread = live.table.thread_id or None
+        if kind == "broken":
+            return Draft(live.table.chat_id, None, t("table.broken"), None, thread)
         if kind == "result":
             if live.result is None:
                 return None
-            minutes = max(1, round((time.time() - live.game_row.started_at) / 60)) if live.game_row else None
             row = live.game_row
+            minutes = max(1, round(((row.finished_at or time.time()) - row.started_at) / 60)) if row else None
             reveal = (row.salt, row.deck) if row and row.salt and row.deck else None
             text = result_text(
                 live.result,
@@ -117,9 +130,11 @@ class Presenter(Redraw):
         table = live.table
         if table.status is TableStatus.CANCELLED:
             return t("lobby.cancelled"), None
+        if table.status is TableStatus.BROKEN:
+            return t("table.broken"), None
         if table.status is TableStatus.LOBBY or live.game is None:
             players = [
-                name + (" ⏳" if seat.user_id in live.pending else "")
+                cut(name) + (" ⏳" if seat.user_id in live.pending else "")
                 for name, seat in zip(live.names, table.seats, strict=True)
             ]
             keyboard = lobby_keyboard(table.id, t, editing=live.editing_options, options=table.options)
@@ -138,15 +153,22 @@ class Presenter(Redraw):
 
     async def _hand(self, live: Live, seat: int) -> Draft | None:
         user_id = live.table.seats[seat].user_id
-        if live.game is None or user_id is None:
+        user = await self.storage.users.get(user_id) if user_id is not None else None
+        if user is None or user.blocked:  # nothing reaches a user who blocked the bot until they write again
             return None
-        t = await self.user_text(user_id)
+        t = await self.user_text(user.id)
+        title = live.chat_title or str(live.table.chat_id)
+        message_id = live.table.seats[seat].hand_message_id
+        if live.table.status in CLOSED:
+            ended = "hand.cancelled" if live.table.status is TableStatus.CANCELLED else "hand.broken"
+            return Draft(user.id, message_id, hand_closed(t, title, t(ended)), None)
+        if live.game is None:
+            return None
         v = view(live.game, seat)
         selected = self.selected.get((live.table.id, seat))
-        title = live.chat_title or str(live.table.chat_id)
         text = hand_text(v, live.names, t, title, selected=selected)
         keyboard = None if live.game.over else hand_keyboard(v, live.table.id, t, selected=selected)
-        return Draft(user_id, live.table.seats[seat].hand_message_id, text, keyboard)
+        return Draft(user.id, message_id, text, keyboard)
 
     # ------------------------------------------------------------------ sender hooks
 
@@ -157,13 +179,20 @@ class Presenter(Redraw):
             await self.storage.tables.set_message(table_id, message_id)
         elif kind == "hand":
             await self.storage.tables.set_hand_message(table_id, seat, message_id)
-        if live is not None and kind != "result":
+        elif kind == "result" and live is not None and live.game_row is not None:
+            await self.storage.games.set_result_message(live.game_row.id, message_id)
+        if live is not None and kind in ("table", "hand"):
             table = await self.storage.tables.get(table_id)
             if table is not None:
                 live.table = table
 
-    async def blocked(self, user_id: int) -> None:
-        await self.storage.users.set_blocked(user_id)
+    async def blocked(self, chat_id: int) -> None:
+        """Telegram refuses our messages to this chat: a user blocked the bot (recorded; nothing more goes to
+        them until they write again), or the bot left a group (its live tables end)."""
+        if chat_id > 0:
+            await self.storage.users.set_blocked(chat_id)
+        elif self.service is not None:
+            await self.service.close_chat(chat_id)
 
     async def migrated(self, old_id: int, new_id: int) -> None:
         await self.storage.chats.migrate(old_id, new_id)

@@ -7,6 +7,7 @@ player's hand message from that seat's view, so a hand can never reach the group
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping, Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
@@ -21,16 +22,33 @@ from engine.log import act
 from engine.moves import TAKE, Kind, Move, cards, kind
 from engine.views import View
 
-MAX_TEXT = 4096
+MAX_TEXT = 4096  # Telegram counts the text as shown, after the HTML is parsed (in UTF-16 code units)
 CARDS_PER_ROW = 6
+NAME_LENGTH = 24  # a name is cut to this many characters wherever it is shown: a table fits six long names
 
 
 def card_list(shown: Sequence[int]) -> str:
     return " ".join(card_str(c) for c in shown)
 
 
+def cut(name: str, limit: int = NAME_LENGTH) -> str:
+    """A name (or a chat title) at most ``limit`` characters long."""
+    return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
+
+
+def short(name: str, limit: int = NAME_LENGTH) -> str:
+    """A name as shown in a message: cut, and HTML-escaped."""
+    return html.escape(cut(name, limit))
+
+
 def _name(names: Sequence[str], seat: int) -> str:
-    return html.escape(names[seat]) if 0 <= seat < len(names) else "?"
+    return short(names[seat]) if 0 <= seat < len(names) else "?"
+
+
+def shown_length(text: str) -> int:
+    """The length Telegram counts: tags dropped, entities read as one character, in UTF-16 code units."""
+    plain = html.unescape(re.sub(r"<[^>]*>", "", text))
+    return len(plain.encode("utf-16-le")) // 2
 
 
 def event_line(event: Event, names: Sequence[str], t: Text) -> str | None:
@@ -103,14 +121,16 @@ def table_text(
         lines.append(waiting)
     if view.bout == 0 and not view.table:
         lines.append(opening_line(view, names, t))
-    if recent:
+    optional = []
+    if recent:  # the first lines to go if the message would not fit: whose move and the seal must stay
         lines.append("")
         lines.append(t("table.last_actions"))
+        optional = [len(lines) + i for i in range(len(recent))]
         lines.extend(f"· {line}" for line in recent)
     if commitment:
         lines.append("")
         lines.append(t("table.commitment", hash=commitment))
-    return _fit("\n".join(lines))
+    return _fit(lines, optional)
 
 
 def hand_text(
@@ -119,7 +139,7 @@ def hand_text(
     """A player's private hand message: the table in short, the hand, and what is asked of them."""
     assert view.seat is not None
     seat = view.seat
-    lines = [f"<b>{t('hand.title', chat=html.escape(chat_title))}</b>"]
+    lines = [f"<b>{t('hand.title', chat=short(chat_title, 2 * NAME_LENGTH))}</b>"]
     if view.trump_card is not None:
         lines.append(
             f"{t('table.trump', card=card_str(view.trump_card))} · {t('table.talon', count=view.talon)}"
@@ -137,7 +157,12 @@ def hand_text(
     lines.append(t("hand.your_hand", cards=card_list(sort_hand(view.hand, view.trump)) or "—"))
     lines.append("")
     lines.append(_prompt(view, names, t, selected))
-    return _fit("\n".join(lines))
+    return _fit(lines)
+
+
+def hand_closed(t: Text, chat_title: str, ended: str) -> str:
+    """A hand message once its table ended without a result: no cards, no buttons, and why."""
+    return f"<b>{t('hand.title', chat=short(chat_title, 2 * NAME_LENGTH))}</b>\n{ended}"
 
 
 def _prompt(view: View, names: Sequence[str], t: Text, selected: int | None) -> str:
@@ -262,7 +287,7 @@ def result_text(
         salt, deck = reveal
         lines.append("")
         lines.append(t("result.reveal", salt=salt, deck=deck, hash=seal(salt, deck)))
-    return _fit("\n".join(lines))
+    return _fit(lines)
 
 
 def replay_lines(deal: Game, actions: Sequence[tuple[int, str]], names: Sequence[str], t: Text) -> list[str]:
@@ -302,6 +327,17 @@ def chunks(lines: Sequence[str], limit: int = MAX_TEXT - 96) -> list[str]:
     return out
 
 
-def _fit(text: str) -> str:
-    """Telegram refuses messages over 4096 characters: keep the head, which holds the state."""
-    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
+def _fit(lines: list[str], optional: Sequence[int] = ()) -> str:
+    """The lines as one message within Telegram's limit. Names are cut, so the messages drawn here fit; if
+    one still would not, the ``optional`` lines go first, from the last, and only then the text's tail."""
+    keep = list(lines)
+    text = "\n".join(keep)
+    for index in sorted(optional, reverse=True):
+        if shown_length(text) <= MAX_TEXT:
+            break
+        del keep[index]
+        text = "\n".join(keep)
+    if shown_length(text) <= MAX_TEXT:
+        return text
+    plain = html.unescape(re.sub(r"<[^>]*>", "", text))  # cut as plain text: tags cut in half do not parse
+    return html.escape(plain[: MAX_TEXT - 1]) + "…"

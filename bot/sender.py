@@ -4,7 +4,9 @@ A change only marks a message dirty. One task per chat redraws its dirty message
 never faster than one send every ``group_interval`` seconds in a group (3 s: at most 20 a minute, Telegram's
 limit) or ``private_interval`` in a private chat, so a burst of moves costs one edit, and a slow chat never
 holds up another. RetryAfter waits and retries; "message is not modified" is ignored; a message that is gone
-is sent anew; a user who blocked the bot is recorded and their seat plays on by its timer.
+is sent anew. A chat that refuses the bot (403: a user who blocked it, a group that removed it) gets nothing
+more until an update comes from it again (``forgive``); the hook records it, and the seat plays on by its
+timer or the group's tables end.
 """
 
 from __future__ import annotations
@@ -64,15 +66,20 @@ class Sender:
         self._dirty: dict[int, dict[Key, None]] = {}  # per chat, in marking order
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._last: dict[int, float] = {}
+        self._refused: set[int] = set()  # chats that answered 403
         self._closed = False
 
     def mark(self, chat_id: int, key: Key) -> None:
-        if self._closed:
+        if self._closed or chat_id in self._refused:
             return
         self._dirty.setdefault(chat_id, {})[key] = None
         task = self._tasks.get(chat_id)
         if task is None or task.done():
             self._tasks[chat_id] = asyncio.get_running_loop().create_task(self._run(chat_id))
+
+    def forgive(self, chat_id: int) -> None:
+        """The chat wrote to the bot again: it may be sent to."""
+        self._refused.discard(chat_id)
 
     async def idle(self) -> None:
         """Wait until nothing is left to send (tests, shutdown)."""
@@ -88,7 +95,7 @@ class Sender:
     async def _run(self, chat_id: int) -> None:
         interval = self.private_interval if chat_id > 0 else self.group_interval
         dirty = self._dirty[chat_id]
-        while dirty:
+        while dirty and chat_id not in self._refused:
             wait = self._last.get(chat_id, 0.0) + interval - time.monotonic()
             if wait > 0:
                 await asyncio.sleep(wait)
@@ -150,9 +157,10 @@ class Sender:
                 return
             log.error("Telegram refused a message in chat %s: %s", chat_id, exc.message)
         except Forbidden:
-            if chat_id > 0:
-                await self.on_blocked(chat_id)
-            log.info("chat %s does not accept messages from the bot", chat_id)
+            self._refused.add(chat_id)
+            self._dirty.pop(chat_id, None)
+            log.info("chat %s does not accept messages from the bot: nothing more is sent there", chat_id)
+            await self.on_blocked(chat_id)
         except ChatMigrated as exc:
             await self.on_migrated(chat_id, exc.new_chat_id)
         except TelegramError as exc:

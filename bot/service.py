@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import sqlite3
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -25,14 +26,16 @@ from engine.moves import Move, move_str
 from engine.options import BotLevel
 from engine.snapshot import dumps
 from engine.views import View, view
-from storage import BrokenSnapshot, SeatTaken, Storage, TableExists
-from storage.records import GameRow, Table, TableStatus, User
+from storage import BrokenSnapshot, SeatTaken, StaleGame, Storage, TableExists
+from storage.records import GameRow, LiveTable, Table, TableStatus, User
 from storage.results import result_from_engine
 
 log = logging.getLogger(__name__)
 
 RECENT = 4  # action lines kept for the table message
 CLOSED_KEPT = 600.0  # seconds a finished or cancelled table stays in memory for its last redraws
+RETRY_FIRST, RETRY_MAX = 1.0, 30.0  # seconds before a table whose write failed tries its timer again
+CLOSED = (TableStatus.CANCELLED, TableStatus.BROKEN)  # ended without a result: no move, no rating
 
 
 class Refusal(StrEnum):
@@ -50,6 +53,9 @@ class Refusal(StrEnum):
     TEAM_SIZE = "alert.team_size"
     LOBBY_EXISTS = "alert.lobby_exists"
     WAITING = "alert.waiting"
+    CANCELLED = "alert.cancelled"
+    SAVE_FAILED = "alert.save_failed"
+    OTHER_CHAT = "alert.other_chat"
     ILLEGAL = "illegal"  # the engine's reason goes with it
 
 
@@ -87,6 +93,7 @@ class Live:
     loser: tuple[int | None, int] | None = (
         None  # rematch: the last durak (user id, or None and seat for a bot)
     )
+    failures: int = 0  # database writes that failed in a row (the retry backs off)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def seat_of(self, user_id: int) -> int | None:
@@ -122,6 +129,8 @@ class Redraw:
     def hands(self, table_id: int) -> None: ...
 
     def result(self, table_id: int) -> None: ...
+
+    def broken(self, table_id: int) -> None: ...
 
 
 class TableService:
@@ -244,12 +253,27 @@ class TableService:
         async with live.lock:
             if user_id != live.table.creator_id and not is_admin:
                 return Outcome.refused(Refusal.CREATOR_ONLY)
-            await self.storage.tables.set_status(table_id, TableStatus.CANCELLED)
-            await self._reload(live)
-            self.scheduler.deadline(table_id, -1, None)
-        self.redraw.table(table_id)
-        self.redraw.hands(table_id)
+            if live.table.status not in (TableStatus.LOBBY, TableStatus.PLAYING):
+                return Outcome.refused(Refusal.NO_TABLE)
+            await self._close(live, TableStatus.CANCELLED)
         return Outcome(True, table_id=table_id)
+
+    async def close_chat(self, chat_id: int) -> None:
+        """The bot can no longer write to this chat (removed from the group): its live tables end there,
+        unrated, and their players are told in private."""
+        for live in [v for v in self.live.values() if v.table.chat_id == chat_id]:
+            async with live.lock:
+                if live.table.status in (TableStatus.LOBBY, TableStatus.PLAYING):
+                    await self._close(live, TableStatus.CANCELLED, "the bot cannot write to the chat")
+
+    async def _close(self, live: Live, status: TableStatus, reason: str | None = None) -> None:
+        """End a table without a result (its lock held): no move is taken from now on, its timers stop, and
+        every message that shows it says so."""
+        await self.storage.tables.set_status(live.table.id, status, reason)
+        await self._reload(live)
+        self.scheduler.deadline(live.table.id, -1, None)
+        self.redraw.table(live.table.id)
+        self.redraw.hands(live.table.id)
 
     async def start(
         self, table_id: int, user_id: int, is_admin: bool, *, deck: list[int] | None = None
@@ -345,6 +369,8 @@ class TableService:
         live = self.live.get(table_id)
         if live is None or live.game is None:
             return Refusal.NO_TABLE
+        if live.table.status in CLOSED:
+            return Refusal.CANCELLED
         seat = live.seat_of(user_id)
         return Refusal.NOT_YOURS if seat is None else (live, seat)
 
@@ -383,6 +409,8 @@ class TableService:
             game = live.game
             if game is None or game.over:
                 return Outcome.refused(Refusal.NO_TABLE)
+            if live.table.status is not TableStatus.PLAYING:
+                return Outcome.refused(Refusal.CANCELLED)
             if version is not None and version != game.version:
                 return Outcome.refused(Refusal.STALE)
             candidate = game.copy()
@@ -394,22 +422,32 @@ class TableService:
                 return Outcome(True, table_id=live.table.id)
             assert live.game_row is not None
             deadline = self._deadline(live, candidate)
-            async with self.storage.db.transaction():
-                await self.storage.games.record(
-                    live.game_row.id,
-                    live.seq + 1,
-                    seat,
-                    action,
-                    dumps(candidate),
-                    candidate.version,
-                    deadline=deadline,
-                )
-                if candidate.result is not None:
-                    await self._finish(live, candidate)
+            try:
+                async with self.storage.db.transaction():
+                    await self.storage.games.record(
+                        live.game_row.id,
+                        live.seq + 1,
+                        seat,
+                        action,
+                        dumps(candidate),
+                        candidate.version,
+                        deadline=deadline,
+                    )
+                    if candidate.result is not None:
+                        await self._finish(live, candidate)
+            except StaleGame:  # the database says the table left play (another process cancelled it)
+                await self._reload(live)
+                return Outcome.refused(Refusal.CANCELLED)
+            except (sqlite3.Error, OSError) as exc:
+                # Nothing was written and the game in memory is as it was: say so, and keep the table going.
+                self._retry_later(live, action, exc)
+                return Outcome.refused(Refusal.SAVE_FAILED)
+            live.failures = 0
             live.game, live.seq, live.deadline = candidate, live.seq + 1, deadline
             live.recent.extend(e for e in applied.events if e.kind not in _QUIET)
             if candidate.result is not None:
                 live.result = candidate.result
+                live.game_row = await self.storage.games.get(live.game_row.id)
                 await self._reload(live)
         self._after_change(live)
         return Outcome(True, table_id=live.table.id)
@@ -432,6 +470,21 @@ class TableService:
             for p in stored.players
             if p.rating_before is not None and p.rating_after is not None
         }
+
+    def _retry_later(self, live: Live, action: str, exc: BaseException) -> None:
+        """A write failed: the table's timer (if it has run out) and a bot's turn come again after a pause
+        that grows with every failure in a row, so a table never stalls until a restart."""
+        assert live.game is not None
+        live.failures += 1
+        delay = min(RETRY_MAX, RETRY_FIRST * 2 ** (live.failures - 1))
+        log.warning(
+            "table %s: saving %r failed (%s); trying again in %.0f s", live.table.id, action, exc, delay
+        )
+        table_id, version = live.table.id, live.game.version
+        if live.deadline is not None and live.deadline < self.clock() + delay:
+            self.scheduler.deadline(table_id, version, self.clock() + delay)
+        if any(live.is_bot_seat(s) for s in live.game.to_act()):
+            self.scheduler.bot_turn(table_id, version, delay)
 
     def _deadline(self, live: Live, game: Game) -> float | None:
         if game.over:
@@ -477,42 +530,63 @@ class TableService:
         user = await self.storage.users.get(user_id)
         return user.display_name if user else str(user_id)
 
-    async def restore(self, chat_titles: dict[int, str] | None = None) -> list[tuple[Table, str]]:
-        """Bring every live table back after a restart. Returns the tables whose game could not be loaded
-        (marked broken) with the reason, so the bot can tell their groups."""
+    async def restore(self) -> list[tuple[Table, str]]:
+        """Bring every table back after a restart: lobbies, games in play, and finished games whose result
+        was not delivered before the process stopped. A game that cannot be loaded is marked broken and its
+        group and players are told; returns those tables with the reason."""
         broken: list[tuple[Table, str]] = []
-        now = self.clock()
         for item in await self.storage.live_tables():
-            table = item.table
-            creator = await self.storage.users.get(table.creator_id)
-            chat = await self.storage.chats.get(table.chat_id)
-            live = Live(
-                table=table,
-                names=[],
-                creator_name=creator.display_name if creator else "?",
-                chat_title=(chat.title if chat and chat.title else "") or "",
-            )
-            if item.game is not None:
-                try:
-                    live.game = self.storage.games.load(item.game)
-                except BrokenSnapshot as exc:
-                    await self.storage.tables.set_status(table.id, TableStatus.BROKEN, exc.reason)
-                    broken.append((table, exc.reason))
-                    continue
-                live.game_row, live.seq = item.game, item.game.seq
-                live.rated = item.game.rated
+            live = await self._restored(item)
+            self.live[item.table.id] = live
+            if item.game is not None and live.game is None:
+                broken.append((live.table, live.table.broken_reason or ""))
+                self.redraw.broken(live.table.id)
+                self.redraw.table(live.table.id)
+                self.redraw.hands(live.table.id)
+            elif live.result is not None:
+                self.redraw.result(live.table.id)
+                self.redraw.table(live.table.id)
+                self.redraw.hands(live.table.id)
+            elif live.game is not None:
+                self._after_change(live)
+            else:
+                self.redraw.table(live.table.id)
+        return broken
+
+    async def _restored(self, item: LiveTable) -> Live:
+        table, row = item.table, item.game
+        creator = await self.storage.users.get(table.creator_id)
+        chat = await self.storage.chats.get(table.chat_id)
+        live = Live(
+            table=table,
+            names=[],
+            creator_name=creator.display_name if creator else "?",
+            chat_title=(chat.title if chat and chat.title else "") or "",
+        )
+        if row is not None:
+            try:
+                live.game = self.storage.games.load(row)
+            except BrokenSnapshot as exc:
+                await self.storage.tables.set_status(table.id, TableStatus.BROKEN, exc.reason)
+                await self._reload(live)
+                return live
+            live.game_row, live.seq, live.rated = row, row.seq, row.rated
+            if table.status is TableStatus.FINISHED:
+                live.result = live.game.result
+                live.ratings = {
+                    p.seat: (p.rating_before, p.rating_after)
+                    for p in await self.storage.results.players(row.id)
+                    if p.rating_before is not None and p.rating_after is not None
+                }
+            else:
                 # Players are not punished for our downtime: a passed deadline gets a fresh period.
+                now = self.clock()
                 deadline = table.deadline
                 if deadline is None or deadline < now + 5:
                     deadline = now + table.options.move_timer
                 live.deadline = deadline
-            self.live[table.id] = live
-            await self._reload(live)
-            if live.game is not None:
-                self._after_change(live)
-            else:
-                self.redraw.table(table.id)
-        return broken
+        await self._reload(live)
+        return live
 
     def view_of(self, table_id: int, seat: int | None) -> View | None:
         live = self.live.get(table_id)

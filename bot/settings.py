@@ -30,7 +30,10 @@ class Settings(BaseSettings):
     # FULL: every move survives a power loss; NORMAL: faster, and still safe if only the process dies.
     database_synchronous: Literal["FULL", "NORMAL"] = "FULL"
     default_language: Literal["ru", "uk", "en"] = "en"
+    # The bot's own log lines; libraries (PTB, httpx, aiosqlite) log at LOG_LEVEL_LIBS, since at DEBUG they
+    # print what players must not see in a log (hands, the fair-play salt).
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_level_libs: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
     # Production: a public HTTPS URL makes the bot use a webhook instead of long polling.
     webhook_url: str | None = None
     webhook_listen: str = "0.0.0.0"

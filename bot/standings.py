@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import GAME_TYPES, BoardPress, encode
 from bot.i18n import Text
+from bot.render import short
 from storage.records import Leader, PlayerStats
 
 PAGE = 10
@@ -25,7 +25,7 @@ def board_text(leaders: Sequence[Leader], t: Text, *, game_type: str, scope: str
             t(
                 "top.line",
                 rank=leader.rank,
-                name=html.escape(leader.name),
+                name=short(leader.name),
                 rating=f"{leader.rating:.1f}",
                 games=leader.games,
             )
@@ -49,7 +49,7 @@ def board_keyboard(t: Text, *, game_type: str, scope: str, page: int, more: bool
 
 
 def stats_text(name: str, here: Sequence[PlayerStats], everywhere: Sequence[PlayerStats], t: Text) -> str:
-    lines = [f"<b>{t('stats.title', name=html.escape(name))}</b>"]
+    lines = [f"<b>{t('stats.title', name=short(name))}</b>"]
     if not everywhere:
         lines.append(t("stats.none"))
     for label, rows in ((t("stats.here"), here), (t("stats.everywhere"), everywhere)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from storage.chats import Chats
-from storage.db import Database
+from storage.db import Database, StorageUnusable
 from storage.games import BrokenSnapshot, Games, StaleGame
 from storage.migrations import SchemaTooNew
 from storage.records import LiveTable
@@ -33,12 +33,12 @@ class Storage:
         await self.db.close()
 
     async def live_tables(self) -> list[LiveTable]:
-        """Every lobby and every game in play, with its seats, messages, deadline and game: what start-up
-        needs to bring them all back, in one call."""
+        """Every lobby, every game in play and every finished game whose result was not delivered, with its
+        seats, messages, deadline and game: what start-up needs to bring them all back, in one call."""
         async with self.db.transaction():
             tables = await self.tables.live()
             return [
-                LiveTable(table=t, game=await self.games.current(t.id) if t.status == "playing" else None)
+                LiveTable(table=t, game=await self.games.current(t.id) if t.status != "lobby" else None)
                 for t in tables
             ]
 
@@ -52,5 +52,6 @@ __all__ = [
     "SeatTaken",
     "StaleGame",
     "Storage",
+    "StorageUnusable",
     "TableExists",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import sqlite3
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -32,6 +33,15 @@ def record(model: type[M], row: Row) -> M:
     return model.model_validate({key: row[key] for key in row.keys()})  # noqa: SIM118 (Row has no iteration by key)
 
 
+class StorageUnusable(RuntimeError):
+    """The database file cannot be opened or read: not a database, damaged, read-only, or unreachable."""
+
+    def __init__(self, path: str | Path, problem: str) -> None:
+        super().__init__(f"the database {path} cannot be used: {problem}")
+        self.path = str(path)
+        self.problem = problem
+
+
 class Database:
     def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
         self._conn = conn
@@ -44,7 +54,10 @@ class Database:
         loss, not only a crash of the process; NORMAL is faster and still safe against crashes in WAL mode."""
         if synchronous not in ("FULL", "NORMAL"):
             raise ValueError("synchronous must be FULL or NORMAL")
-        conn = await aiosqlite.connect(str(path), isolation_level=None)
+        try:
+            conn = await aiosqlite.connect(str(path), isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StorageUnusable(path, str(exc)) from None
         try:
             conn.row_factory = aiosqlite.Row
             await conn.execute("PRAGMA journal_mode = WAL")
@@ -52,6 +65,9 @@ class Database:
             await conn.execute("PRAGMA foreign_keys = ON")
             await conn.execute("PRAGMA busy_timeout = 5000")
             await migrate(conn)
+        except sqlite3.Error as exc:
+            await conn.close()
+            raise StorageUnusable(path, str(exc)) from None
         except BaseException:
             await conn.close()
             raise
@@ -72,7 +88,10 @@ class Database:
             try:
                 yield self
             except BaseException:
-                await self._conn.execute("ROLLBACK")
+                # SQLite may have rolled back already (a full disk, an I/O error): a second ROLLBACK would
+                # fail and hide the real error.
+                if self._conn.in_transaction:
+                    await self._conn.execute("ROLLBACK")
                 raise
             else:
                 await self._conn.execute("COMMIT")

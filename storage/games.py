@@ -12,7 +12,8 @@ from storage.records import GameRow, LoggedAction, TableStatus
 
 
 class StaleGame(Exception):
-    """The action does not follow the last logged one (a lost race or a replayed request)."""
+    """The action does not follow the last logged one (a lost race or a replayed request), or the game's table
+    is no longer in play (cancelled): nothing is written."""
 
 
 class BrokenSnapshot(Exception):
@@ -70,22 +71,31 @@ class Games:
         at: float | None = None,
     ) -> None:
         """Append action ``seq`` and store the snapshot it led to (and the table's next deadline), atomically.
-        ``seq`` must be one more than the last logged action's, else StaleGame and nothing is written."""
+        ``seq`` must be one more than the last logged action's and the table must still be in play, else
+        StaleGame and nothing is written."""
         async with self.db.transaction():
             await self.db.execute(
                 "INSERT INTO events (game_id, seq, seat, action, at) VALUES (?, ?, ?, ?, ?)",
                 (game_id, seq, seat, action, at if at is not None else time.time()),
             )
             changed = await self.db.execute(
-                "UPDATE games SET snapshot = ?, version = ?, seq = ? WHERE id = ? AND seq = ?",
-                (snapshot, version, seq, game_id, seq - 1),
+                """UPDATE games SET snapshot = ?, version = ?, seq = ? WHERE id = ? AND seq = ?
+                   AND (SELECT status FROM tables WHERE id = games.table_id) = ?""",
+                (snapshot, version, seq, game_id, seq - 1, TableStatus.PLAYING.value),
             )
             if changed != 1:
-                raise StaleGame(f"game {game_id}: action {seq} does not follow the last logged action")
+                raise StaleGame(
+                    f"game {game_id}: action {seq} does not follow the last logged action, or its table is "
+                    "no longer in play"
+                )
             await self.db.execute(
                 "UPDATE tables SET deadline = ?, updated_at = ? WHERE id = (SELECT table_id FROM games WHERE id = ?)",
                 (deadline, time.time(), game_id),
             )
+
+    async def set_result_message(self, game_id: int, message_id: int) -> None:
+        """The result was delivered: a restart no longer sends it."""
+        await self.db.execute("UPDATE games SET result_message_id = ? WHERE id = ?", (message_id, game_id))
 
     async def get(self, game_id: int) -> GameRow | None:
         row = await self.db.fetch_one("SELECT * FROM games WHERE id = ?", (game_id,))

@@ -118,6 +118,17 @@ MIGRATIONS: list[str] = [
     ALTER TABLE games ADD COLUMN deck TEXT;
     ALTER TABLE games ADD COLUMN salt TEXT;
     """,
+    # 3: integrity. A result is delivered even if the process died right after the final move committed: the
+    # result message's id is stored once it is sent (0 for games finished before this version, whose results
+    # were sent as they ended). A table's deep link carries an unguessable token, never the table's id.
+    """
+    ALTER TABLE games ADD COLUMN result_message_id INTEGER;
+    UPDATE games SET result_message_id = 0 WHERE finished_at IS NOT NULL;
+    CREATE INDEX games_undelivered ON games (table_id) WHERE finished_at IS NOT NULL AND result_message_id IS NULL;
+    ALTER TABLE tables ADD COLUMN join_token TEXT;
+    UPDATE tables SET join_token = lower(hex(randomblob(12)));
+    CREATE UNIQUE INDEX tables_join_token ON tables (join_token);
+    """,
 ]
 
 LATEST = len(MIGRATIONS)

@@ -71,6 +71,7 @@ class Table(_Record):
     broken_reason: str | None
     created_at: float
     seats: tuple[Seat, ...] = ()
+    join_token: str | None = None  # the deep link's payload: unguessable, shown only in the table's chat
 
 
 class GameRow(_Record):
@@ -85,6 +86,7 @@ class GameRow(_Record):
     finished_at: float | None
     deck: str | None = None  # the deck order as card codes (fair play), revealed with the result
     salt: str | None = None
+    result_message_id: int | None = None  # the result message, once sent (0: sent before this was kept)
 
 
 class LoggedAction(_Record):
@@ -95,7 +97,8 @@ class LoggedAction(_Record):
 
 
 class LiveTable(_Record):
-    """Everything the bot needs to bring one live table back after a restart."""
+    """Everything the bot needs to bring one table back after a restart: a lobby, a game in play, or a
+    finished game whose result was not delivered yet."""
 
     table: Table
     game: GameRow | None  # None for a lobby

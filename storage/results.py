@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from engine import Options, Result
 from storage.db import Database
+from storage.db import record as typed
+from storage.games import StaleGame
 from storage.ratings import START_MU, START_SIGMA, Standing, ordinal, rate
 from storage.records import GameResult, Leader, PlayerResult, PlayerStats, Seat
 
@@ -109,12 +111,21 @@ class Results:
             await self.db.execute(
                 "UPDATE games SET finished_at = ? WHERE id = ?", (result.finished_at, result.game_id)
             )
-            await self.db.execute(
+            finished = await self.db.execute(
                 """UPDATE tables SET status = 'finished', deadline = NULL, updated_at = ?
-                   WHERE id = (SELECT table_id FROM games WHERE id = ?)""",
+                   WHERE id = (SELECT table_id FROM games WHERE id = ?) AND status = 'playing'""",
                 (result.finished_at, result.game_id),
             )
+            if finished != 1:  # cancelled meanwhile: nothing of this result is kept, nobody is rated
+                raise StaleGame(f"game {result.game_id}: its table is no longer in play")
         return result.model_copy(update={"players": tuple(players)})
+
+    async def players(self, game_id: int) -> list[PlayerResult]:
+        """Each seat's line of a stored result (with the chat rating before and after, if rated)."""
+        rows = await self.db.fetch_all(
+            "SELECT * FROM result_players WHERE game_id = ? ORDER BY seat", (game_id,)
+        )
+        return [typed(PlayerResult, row) for row in rows]
 
     async def _rate(self, result: GameResult, teams: bool) -> dict[int, tuple[float, float]]:
         """Update the chat's and the global ratings; returns per seat the chat ordinal before and after."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 import time
 
@@ -30,6 +31,7 @@ def _table(row: Row, seats: list[Row]) -> Table:
         deadline=row["deadline"],
         broken_reason=row["broken_reason"],
         created_at=row["created_at"],
+        join_token=row["join_token"],
         seats=tuple(
             Seat(
                 seat=s["seat"],
@@ -50,9 +52,17 @@ class Tables:
         now = time.time()
         try:
             table_id = await self.db.execute(
-                """INSERT INTO tables (chat_id, thread_id, creator_id, status, options, created_at, updated_at)
-                   VALUES (?, ?, ?, 'lobby', ?, ?, ?)""",
-                (chat_id, thread_id, creator_id, options.model_dump_json(), now, now),
+                """INSERT INTO tables (chat_id, thread_id, creator_id, status, options, created_at, updated_at,
+                       join_token) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?)""",
+                (
+                    chat_id,
+                    thread_id,
+                    creator_id,
+                    options.model_dump_json(),
+                    now,
+                    now,
+                    secrets.token_urlsafe(12),
+                ),
             )
         except sqlite3.IntegrityError as exc:
             if "tables_one_live_per_thread" in str(exc) or "UNIQUE" in str(exc):
@@ -79,15 +89,23 @@ class Tables:
         )
         return await self.get(row["id"]) if row else None
 
+    async def by_token(self, token: str) -> Table | None:
+        """The table a deep link's token names, whatever its status."""
+        row = await self.db.fetch_one("SELECT id FROM tables WHERE join_token = ?", (token,))
+        return await self.get(row["id"]) if row else None
+
     async def live(self) -> list[Table]:
+        """Every lobby and game in play, and every finished table whose result was not delivered yet."""
+        where = f"""t.status IN (?, ?) OR (t.status = '{TableStatus.FINISHED.value}' AND EXISTS (
+                      SELECT 1 FROM games AS g WHERE g.table_id = t.id AND g.finished_at IS NOT NULL
+                      AND g.result_message_id IS NULL))"""
+        params = [s.value for s in LIVE]
         async with self.db.transaction():
-            rows = await self.db.fetch_all(
-                "SELECT * FROM tables WHERE status IN (?, ?) ORDER BY id", [s.value for s in LIVE]
-            )
+            rows = await self.db.fetch_all(f"SELECT t.* FROM tables AS t WHERE {where} ORDER BY t.id", params)
             seats = await self.db.fetch_all(
-                """SELECT s.* FROM seats AS s JOIN tables AS t ON t.id = s.table_id
-                   WHERE t.status IN (?, ?) ORDER BY s.table_id, s.seat""",
-                [s.value for s in LIVE],
+                f"""SELECT s.* FROM seats AS s JOIN tables AS t ON t.id = s.table_id
+                    WHERE {where} ORDER BY s.table_id, s.seat""",
+                params,
             )
         by_table: dict[int, list[Row]] = {}
         for s in seats:

@@ -2,16 +2,19 @@
 
 It behaves like Telegram where the bot can tell: long-polling getUpdates with offsets, message ids per
 chat, edits, "message is not modified", answerCallbackQuery once, 403 for users who never started the bot,
-the 4096-character and 64-byte limits, 429 with retry_after on demand, and a log of every send and edit per
-chat for rate checks. Simulated users send commands and press the buttons they are shown.
+the 4096-character limit (counted after the HTML is parsed, as Telegram does) and the 64-byte one, 429 with
+retry_after on demand, group membership (getChatMember says "left" for a stranger), 403 from a group that
+removed the bot, and a log of every send and edit per chat, with its text, for rate and content checks. Simulated users send commands and press the buttons they are shown.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import itertools
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,6 +66,7 @@ class Sent:
     method: str
     chat_id: int
     ok: bool
+    text: str = ""
 
 
 @dataclass
@@ -78,6 +82,8 @@ class FakeTelegram:
     commands: dict[str, Any] = field(default_factory=dict)
     migrated: dict[int, int] = field(default_factory=dict)  # a group upgraded to a supergroup: old -> new id
     admins: dict[int, set[int]] = field(default_factory=dict)  # per group: its administrators
+    members: dict[int, set[int]] = field(default_factory=dict)  # per group: who is in it (writers join it)
+    removed: set[int] = field(default_factory=set)  # groups the bot was removed from: 403 on every send
     authors: dict[tuple[int, int], int] = field(default_factory=dict)  # (chat, message) -> who wrote it
     _changed: dict[int, asyncio.Event] = field(default_factory=dict)  # per chat: the bot sent or edited
     _answered: dict[str, asyncio.Event] = field(default_factory=dict)
@@ -131,6 +137,8 @@ class FakeTelegram:
         message ``reply_to`` of that chat."""
         if chat_id == user_id and text.startswith("/start"):
             self.started.add(user_id)
+        if chat_id in self.chats:
+            self.members.setdefault(chat_id, set()).add(user_id)
         message_id = self._next_id(chat_id)
         message: dict[str, Any] = {
             "message_id": message_id,
@@ -157,6 +165,8 @@ class FakeTelegram:
     def press(self, user_id: int, chat_id: int, message_id: int, data: str) -> str:
         """A user presses a button with ``data`` under a message; returns the callback query id."""
         message = self.messages[chat_id][message_id]
+        if chat_id in self.chats:
+            self.members.setdefault(chat_id, set()).add(user_id)
         callback_id = str(next(self._callback_ids))
         self.answers[callback_id] = []
         self._push(
@@ -258,7 +268,7 @@ class FakeTelegram:
                 "editMessageText",
                 "editMessageReplyMarkup",
             ):
-                self.sent.append(Sent(time.monotonic(), method, chat, False))
+                self.sent.append(Sent(time.monotonic(), method, chat, False, str(params.get("text", ""))))
             body: dict[str, Any] = {"ok": False, "error_code": err.code, "description": err.description}
             if err.retry_after is not None:
                 body["parameters"] = {"retry_after": err.retry_after}
@@ -320,7 +330,7 @@ class FakeTelegram:
         text = str(params.get("text", ""))
         if not text:
             raise ApiError(400, "Bad Request: message text is empty")
-        if len(text) > 4096:
+        if shown_length(text) > 4096:
             raise ApiError(400, "Bad Request: message is too long")
         markup = params.get("reply_markup")
         if markup:
@@ -330,6 +340,8 @@ class FakeTelegram:
                         raise ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
 
     def _check_chat(self, chat_id: int) -> None:
+        if chat_id in self.removed:
+            raise ApiError(403, "Forbidden: bot was kicked from the group chat")
         if chat_id in self.migrated:
             raise ApiError(
                 400,
@@ -355,7 +367,7 @@ class FakeTelegram:
             params.get("message_thread_id"),
         )
         self.messages.setdefault(chat_id, {})[message.message_id] = message
-        self.sent.append(Sent(time.monotonic(), "sendMessage", chat_id, True))
+        self.sent.append(Sent(time.monotonic(), "sendMessage", chat_id, True, message.text))
         self.changed(chat_id).set()
         return self._message_json(message)
 
@@ -374,7 +386,7 @@ class FakeTelegram:
                 "exactly the same as a current content and reply markup of the message",
             )
         message.text, message.reply_markup = params["text"], markup
-        self.sent.append(Sent(time.monotonic(), "editMessageText", chat_id, True))
+        self.sent.append(Sent(time.monotonic(), "editMessageText", chat_id, True, message.text))
         self.changed(chat_id).set()
         return self._message_json(message)
 
@@ -400,8 +412,11 @@ class FakeTelegram:
 
     async def _api_getChatMember(self, params: dict[str, Any]) -> dict[str, Any]:
         chat_id, user_id = int(params["chat_id"]), int(params["user_id"])
+        if user_id not in self.users:
+            raise ApiError(400, "Bad Request: user not found")
         if user_id not in self.admins.get(chat_id, set()):
-            return {"status": "member", "user": self.users[user_id]}
+            inside = user_id in self.members.get(chat_id, set())
+            return {"status": "member" if inside else "left", "user": self.users[user_id]}
         rights = (
             "can_be_edited is_anonymous can_manage_chat can_delete_messages can_manage_video_chats "
             "can_restrict_members can_promote_members can_change_info can_invite_users can_post_stories "
@@ -412,3 +427,9 @@ class FakeTelegram:
             "user": self.users[user_id],
             **dict.fromkeys(rights.split(), False),
         }
+
+
+def shown_length(text: str) -> int:
+    """What Telegram counts against the 4096 limit: the text after HTML parsing, in UTF-16 code units."""
+    plain = html.unescape(re.sub(r"<[^>]*>", "", text))
+    return len(plain.encode("utf-16-le")) // 2

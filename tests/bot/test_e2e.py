@@ -111,9 +111,11 @@ async def test_a_user_who_never_started_the_bot_joins_through_the_deep_link(harn
     lobby = await open_table(harness, ["Ann"])
     fake.add_user(7, "Zed", started=False)
     answer = await press_and_wait(fake, 7, GROUP, lobby.message_id, f"L:{table_id(lobby)}:join")
-    assert answer.get("url") == f"https://t.me/durak_test_bot?start=join_{table_id(lobby)}"
+    table = await harness.deps.storage.tables.get(table_id(lobby))
+    assert table is not None and table.join_token and len(table.join_token) >= 16  # 96 random bits
+    assert answer.get("url") == f"https://t.me/durak_test_bot?start=join_{table.join_token}"
     assert "Zed" not in fake.messages[GROUP][lobby.message_id].text
-    fake.send(7, 7, f"/start join_{table_id(lobby)}")
+    fake.send(7, 7, f"/start join_{table.join_token}")
     await fake.wait_for(lambda: "Zed" in fake.messages[GROUP][lobby.message_id].text, what="Zed seated")
     assert "joined" in (fake.last(7).text if fake.last(7) else "")  # type: ignore[union-attr]
 

@@ -1,0 +1,47 @@
+"""Who belongs to a group and who runs it, as Telegram says (getChatMember), remembered for a minute so a
+busy lobby does not ask again on every press."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from telegram import Bot, ChatMemberRestricted
+from telegram.constants import ChatMemberStatus
+from telegram.error import TelegramError
+
+TTL = 60.0  # seconds an answer is kept: a new admin or member waits at most this long
+_ADMINS = (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+class ChatMembers:
+    def __init__(self, bot: Bot, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.bot = bot
+        self.clock = clock
+        self._known: dict[tuple[int, int], tuple[float, bool, bool]] = {}  # -> (until, member, admin)
+
+    async def _ask(self, chat_id: int, user_id: int) -> tuple[bool, bool]:
+        now = self.clock()
+        known = self._known.get((chat_id, user_id))
+        if known is not None and known[0] > now:
+            return known[1], known[2]
+        if len(self._known) > 10_000:  # memory stays bounded: drop what has expired
+            self._known = {k: v for k, v in self._known.items() if v[0] > now}
+        try:
+            member = await self.bot.get_chat_member(chat_id, user_id)
+        except TelegramError:  # not a user of that chat, or the bot is not in it: neither member nor admin
+            answer = (False, False)
+        else:
+            admin = member.status in _ADMINS
+            inside = admin or member.status == ChatMemberStatus.MEMBER
+            if isinstance(member, ChatMemberRestricted):
+                inside = member.is_member
+            answer = (inside, admin)
+        self._known[(chat_id, user_id)] = (now + TTL, *answer)
+        return answer
+
+    async def is_member(self, chat_id: int, user_id: int) -> bool:
+        return (await self._ask(chat_id, user_id))[0]
+
+    async def is_admin(self, chat_id: int, user_id: int) -> bool:
+        return (await self._ask(chat_id, user_id))[1]
