@@ -93,13 +93,23 @@ class FakeTelegram:
 
     # ------------------------------------------------------------------ the world
 
-    def add_user(self, user_id: int, first_name: str, *, language: str = "en", started: bool = True) -> None:
+    def add_user(
+        self,
+        user_id: int,
+        first_name: str,
+        *,
+        language: str = "en",
+        started: bool = True,
+        last_name: str | None = None,
+    ) -> None:
         self.users[user_id] = {
             "id": user_id,
             "is_bot": False,
             "first_name": first_name,
             "language_code": language,
         }
+        if last_name is not None:
+            self.users[user_id]["last_name"] = last_name
         if started:
             self.started.add(user_id)
 

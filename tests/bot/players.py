@@ -7,6 +7,7 @@ import random
 from collections.abc import Callable
 
 from bot.callbacks import MovePress, PickPress, decode
+from tests.bot.conftest import Harness
 from tests.bot.fake_telegram import FakeTelegram, Message
 
 
@@ -80,3 +81,47 @@ async def play_until_over(
     if allow_unfinished:
         return ""
     raise AssertionError("the game did not end")
+
+
+GROUP = -100
+
+
+async def welcome(h: Harness, names: list[str], *, started: bool = True) -> None:
+    fake = h.fake
+    fake.add_group(GROUP, "Friends")
+    for i, name in enumerate(names, 1):
+        fake.add_user(i, name, started=False)
+        if started:
+            fake.send(i, i, "/start")
+            await fake.wait_for(lambda i=i: fake.last(i), what="the welcome")  # type: ignore[misc]
+
+
+async def open_table(h: Harness, names: list[str], options: list[str] = ()) -> Message:  # type: ignore[assignment]
+    """Everybody starts the bot, Ann opens a table, sets ``options`` (button presses), the rest join."""
+    fake = h.fake
+    await welcome(h, names)
+    fake.send(1, GROUP, "/newgame")
+    lobby: Message = await fake.wait_for(lambda: fake.last(GROUP), what="the lobby")
+    table = lobby.buttons()[0][1].split(":")[1]
+    for option in options:
+        answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table}:set:{option}")
+        assert "text" not in answer, answer
+    for user in range(2, len(names) + 1):
+        await press_and_wait(fake, user, GROUP, lobby.message_id, f"L:{table}:join")
+    last = names[-1]
+    await fake.wait_for(lambda: last in fake.messages[GROUP][lobby.message_id].text, what="everybody seated")
+    lobby.table_id = int(table)  # remembered now: the buttons go once the game starts
+    return lobby
+
+
+def table_id(lobby: Message) -> int:
+    """The table of a lobby message (read from its buttons the first time, while it still has them)."""
+    if lobby.table_id is None:
+        lobby.table_id = int(lobby.buttons()[0][1].split(":")[1])
+    return lobby.table_id
+
+
+async def start(h: Harness, lobby: Message) -> None:
+    """Ann, the creator, deals."""
+    answer = await press_and_wait(h.fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
+    assert "text" not in answer, answer
