@@ -1,0 +1,117 @@
+"""What an operator sees: a database that cannot be used stops the start with one line, and logs never hold
+the token, the fair-play salt or anybody's hand, at any level."""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot import logs
+from storage import Storage
+from tests.bot.conftest import Harness
+from tests.bot.fake_telegram import BASE_URL, TOKEN
+from tests.bot.players import GROUP, open_table, play_until_over, start
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_bot(database: Path) -> subprocess.CompletedProcess[str]:
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "BOT_TOKEN": TOKEN,
+        "BOT_API_URL": "http://127.0.0.1:9/bot",  # never reached: the database is checked first
+        "DATABASE_PATH": str(database),
+        "AI_WORKERS": "0",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "bot"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+async def _a_real_database(path: Path) -> None:
+    store = await Storage.open(path)
+    for i in range(200):
+        await store.chats.seen(-1 - i, "group", f"Group {i} " + "x" * 100)
+    await store.close()
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "missing folder"])
+async def test_a_database_that_cannot_be_used_stops_the_start_with_one_line(
+    tmp_path: Path, damage: str
+) -> None:
+    path = tmp_path / "durak.sqlite3"
+    if damage == "garbage":
+        path.write_bytes(random.Random(1).randbytes(8192))
+    elif damage == "truncated":
+        await _a_real_database(path)
+        os.truncate(path, path.stat().st_size // 3)
+    else:
+        path = tmp_path / "no such folder" / "durak.sqlite3"
+    done = run_bot(path)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("Cannot start: the database") and str(path) in lines[0], lines[0]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only files: nothing to show as root")
+async def test_a_read_only_database_stops_the_start_with_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "durak.sqlite3"
+    await _a_real_database(path)
+    path.chmod(0o444)
+    tmp_path.chmod(0o555)
+    try:
+        done = run_bot(path)
+    finally:
+        tmp_path.chmod(0o755)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+@pytest.fixture
+def debug_log() -> Iterator[io.StringIO]:
+    """The bot's logging as ``main`` sets it up with LOG_LEVEL=DEBUG, written to a buffer."""
+    stream = io.StringIO()
+    root = logging.getLogger()
+    levels = {name: logging.getLogger(name).level for name in ("", *logs.OWN)}
+    handler = logs.configure("DEBUG", "WARNING", TOKEN, stream)
+    try:
+        yield stream
+    finally:
+        root.removeHandler(handler)
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
+
+
+async def test_a_debug_log_holds_no_token_salt_deck_or_hand(harness: Harness, debug_log: io.StringIO) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    await play_until_over(fake, GROUP, [1, 2], random.Random(3))
+    # A library line and one of ours that carry the token are masked too, whatever their level.
+    logging.getLogger("telegram.ext").error("calling %s failed", f"{BASE_URL}{TOKEN}/getUpdates")
+    logging.getLogger("bot.sender").debug("token %s", TOKEN)
+    text = debug_log.getvalue()
+    row = await harness.deps.storage.games.current(1)
+    assert row is not None and row.salt and row.deck
+    secret = TOKEN.partition(":")[2]
+    assert logging.getLogger("bot").isEnabledFor(logging.DEBUG)
+    assert "<BOT_TOKEN>/getUpdates" in text and "token <BOT_TOKEN>" in text
+    for leak in (TOKEN, secret, row.salt, row.deck, "Your hand", "snapshot"):
+        assert leak not in text, leak
+    assert not [m for m in fake.bot_messages(1) if m.text and m.text.split("\n")[-1] in text]
+
+
+def test_the_checked_in_example_settings_name_every_setting() -> None:
+    from bot.settings import Settings
+
+    example = (ROOT / ".env.example").read_text()
+    for name in Settings.model_fields:
+        assert f"{name.upper()}=" in example, name
