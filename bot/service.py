@@ -447,7 +447,6 @@ class TableService:
             live.recent.extend(e for e in applied.events if e.kind not in _QUIET)
             if candidate.result is not None:
                 live.result = candidate.result
-                live.game_row = await self.storage.games.get(live.game_row.id)
                 await self._reload(live)
         self._after_change(live)
         return Outcome(True, table_id=live.table.id)
@@ -465,6 +464,7 @@ class TableService:
             finished_at=self.clock(),
         )
         stored = await self.storage.results.record(record, teams=live.table.options.teams)
+        live.game_row = live.game_row.model_copy(update={"finished_at": record.finished_at})
         live.ratings = {
             p.seat: (p.rating_before, p.rating_after)
             for p in stored.players
@@ -543,11 +543,7 @@ class TableService:
                 self.redraw.broken(live.table.id)
                 self.redraw.table(live.table.id)
                 self.redraw.hands(live.table.id)
-            elif live.result is not None:
-                self.redraw.result(live.table.id)
-                self.redraw.table(live.table.id)
-                self.redraw.hands(live.table.id)
-            elif live.game is not None:
+            elif live.game is not None:  # in play, or over with its result still to send
                 self._after_change(live)
             else:
                 self.redraw.table(live.table.id)
