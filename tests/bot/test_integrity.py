@@ -17,8 +17,9 @@ import pytest
 from bot.service import Redraw
 from engine.ai import HeuristicPlayer
 from engine.views import view
-from storage import Storage
+from storage import StaleGame, Storage
 from storage.records import TableStatus
+from storage.results import result_from_engine
 from tests.bot.conftest import Harness, start_app, stop_app
 from tests.bot.fake_telegram import Message, shown_length
 from tests.bot.players import (
@@ -115,11 +116,33 @@ async def test_the_database_refuses_a_move_or_a_result_for_a_table_no_longer_in_
     row = await storage.games.current(tid)
     assert row is not None
     await storage.tables.set_status(tid, TableStatus.CANCELLED)
-    from storage import StaleGame
-
     with pytest.raises(StaleGame):
         await storage.games.record(row.id, 1, 0, "x", row.snapshot, row.version + 1, deadline=None)
     assert await count(storage, "SELECT COUNT(*) FROM events") == 0
+    # A finished game's result for it (ratings included) is refused whole, and the table stays cancelled.
+    live = harness.deps.service.live[tid]
+    assert live.game is not None
+    game = live.game.copy()
+    while not game.over:
+        seat = game.to_act()[0]
+        game.push(seat, HeuristicPlayer().choose(view(game, seat)))
+    assert game.result is not None
+    record = result_from_engine(
+        row.id,
+        GROUP,
+        live.table.seats,
+        game.result,
+        live.table.options,
+        rated=True,
+        started_at=0,
+        finished_at=1,
+    )
+    with pytest.raises(StaleGame):
+        await storage.results.record(record)
+    for table in ("results", "result_players", "ratings"):
+        assert await count(storage, f"SELECT COUNT(*) FROM {table}") == 0
+    table_row = await storage.tables.get(tid)
+    assert table_row is not None and table_row.status is TableStatus.CANCELLED
 
 
 # ---------------------------------------------------------------------- a result is never lost

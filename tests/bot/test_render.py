@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import html
 import random
 
 import pytest
 
 from bot.callbacks import BackPress, HandPress, MovePress, PickPress, decode
 from bot.i18n import LANGUAGES, texts
-from bot.render import MAX_TEXT, event_line, hand_keyboard, hand_text, result_text, table_text
+from bot.render import (
+    MAX_TEXT,
+    event_line,
+    hand_keyboard,
+    hand_text,
+    result_text,
+    shown_length,
+    table_text,
+)
 from engine import Game, Options, Variant
 from engine.cards import card_str, cards_of
 from engine.moves import Kind, kind
@@ -178,3 +187,18 @@ def test_replay_lines_tell_every_move_and_draw(language: str) -> None:
     assert g.attack == []  # the deal given is not changed
     packed = chunks(["x" * 3000, "y" * 3000, "z" * 10])
     assert [len(c) for c in packed] == [3000, 3011]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_six_long_escaped_names_keep_whose_move_and_the_seal_within_telegrams_limit(language: str) -> None:
+    t = texts(language)
+    game = Game.deal(Options(), 6, rng=random.Random(1))
+    names = ['"' * 64 + " " + '"' * 64, *("<&>" * 43 for _ in range(5))]
+    recent = [f"{'&' * 2000} {i}" for i in range(4)]  # lines far too long: the first to go
+    text = table_text(view(game), names, t, seconds_left=9, recent=recent, commitment="ab" * 32)
+    assert shown_length(text) <= MAX_TEXT
+    assert t("table.commitment", hash="ab" * 32) in text
+    assert any(line.startswith(t("table.to_move", names="")[:3]) for line in text.splitlines())
+    assert "&amp;" * 2000 not in text  # the recent lines went, from the last, to make room
+    for name in names:  # every name is cut to 24 characters, escaped
+        assert html.escape(name) not in text and html.escape(name[:23]) + "…" in text
