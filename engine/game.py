@@ -290,7 +290,7 @@ class Game:
             self.ranks |= RANK_MASK[c >> 2]
         self.cap = self.rules.first_cap if self.bout == 0 else self.rules.cap
         self.gone = mask_of(s for s in range(self.n) if self.out[s] >= 0)
-        self.thr = self.rules.throwers(self.lead, self.defender, self.gone)
+        self.thr = self.rules.throwers(self.defender, self.gone)
 
     def copy(self) -> Game:
         g = Game.__new__(Game)
@@ -546,7 +546,7 @@ class Game:
             if not self.talon:
                 self._go_out(seat)
                 if seat != self.defender:
-                    self.thr = self.rules.throwers(self.lead, self.defender, self.gone)
+                    self.thr = self.rules.throwers(self.defender, self.gone)
                 if log is not None:
                     log.append(Event(EventKind.WENT_OUT, seat))
         # never after a lead or a transfer: the defender is to answer
@@ -555,7 +555,7 @@ class Game:
 
     def _pass_attack(self, seat: int, kind: EventKind, card: int, log: list[Event] | None) -> None:
         self.defender = d = self.rules.target(seat, self.gone)
-        self.thr = self.rules.throwers(self.lead, d, self.gone)
+        self.thr = self.rules.throwers(d, self.gone)
         if log is not None:
             log.append(Event(kind, seat, (card,), self.defender))
 

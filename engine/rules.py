@@ -76,7 +76,7 @@ class Rules:
             for d in range(players)
         }
         self.targets: dict[int, int] = {}  # seat | gone << 3
-        self.throwers_of: dict[int, tuple[int, ...]] = {}  # defender | lead << 3 | gone << 6
+        self.throwers_of: dict[int, tuple[int, ...]] = {}  # defender | gone << 3
         self.next_bouts: dict[int, Bout] = {}  # seat | after << 3 | gone << 4
 
     # ------------------------------------------------------------------ cached lookups
@@ -89,12 +89,13 @@ class Rules:
             target = self.targets[key] = self._find_target(seat, gone)
         return target
 
-    def throwers(self, lead: int, defender: int, gone: int) -> tuple[int, ...]:
-        key = defender | lead << 3 | gone << 6
-        thr = self.throwers_of.get(key)
-        if thr is None:
-            thr = self.throwers_of[key] = self._find_throwers(lead, defender, gone)
-        return thr
+    def throwers(self, defender: int, gone: int) -> tuple[int, ...]:
+        """Who may throw in against ``defender`` (the lead attacker's first card aside)."""
+        key = defender | gone << 3
+        throwers = self.throwers_of.get(key)
+        if throwers is None:
+            throwers = self.throwers_of[key] = self._find_throwers(defender, gone)
+        return throwers
 
     def bout(self, seat: int, gone: int, after: bool = False) -> Bout:
         """The bout led by ``seat`` (``after``: by the seat after it, as when the defender took), or by the
@@ -104,7 +105,7 @@ class Rules:
         if bout is None:
             lead = seat if not after and not gone >> seat & 1 else self.next_in_play(seat, gone)
             defender = self.target(lead, gone)
-            bout = self.next_bouts[key] = (lead, defender, self.throwers(lead, defender, gone))
+            bout = self.next_bouts[key] = (lead, defender, self.throwers(defender, gone))
         return bout
 
     # ------------------------------------------------------------------ walking round the table
@@ -135,13 +136,15 @@ class Rules:
                 return s
         return -1
 
-    def _find_throwers(self, lead: int, defender: int, gone: int) -> tuple[int, ...]:
+    def _find_throwers(self, defender: int, gone: int) -> tuple[int, ...]:
         def opponent(s: int) -> bool:
             return not gone >> s & 1 and self.opposed(s, defender)
 
         if not self.neighbours:
             return tuple(s for s in range(self.n) if opponent(s))
-        near = {lead} if opponent(lead) else set()
+        # Only the defender's nearest opponent in play on each side (docs/rules.md §4.4): the lead attacker
+        # has no right of its own, so after a transfer or with seats out it may not be one of them.
+        near: set[int] = set()
         for direction in (1, -1):
             for k in range(1, self.n):
                 s = (defender + direction * k) % self.n

@@ -196,3 +196,35 @@ def test_only_the_defender_covers_and_takes() -> None:
     assert refused(g, 2, "c7sTs") is Reason.NOT_DEFENDER
     assert not g.kind_allowed(2, Kind.TAKE)
     assert refused(g, 7, "x") is Reason.NO_SUCH_SEAT
+
+
+def test_with_neighbours_a_lead_attacker_passed_over_by_a_transfer_no_longer_throws_in() -> None:
+    # docs/rules.md §4.4: only the defender's two nearest neighbours throw in; the lead attacker has no right
+    # of its own. Ann (0) leads on Bob (1), who transfers to Cid (2): Cid's neighbours are Bob and Dan (3).
+    g = position(
+        ["7s 7c Jd", "7d 9d Qd", "8s 8c 8d 9s Ts", "7h Ad Kc"],
+        talon="Kh Ah",
+        variant="transfer",
+        throw_in="neighbours",
+    )
+    do(g, 0, "l7s")
+    do(g, 1, "r7d")
+    assert g.defender == 2
+    do(g, 2, "c7s8s")
+    assert refused(g, 0, "t7c") is Reason.NOT_A_THROWER and moves(g, 0) == set()
+    assert "t7h" in moves(g, 3)
+    assert 0 not in g.to_act()
+
+
+def test_with_neighbours_in_team_play_the_nearest_opponent_on_each_side_throws_in_not_the_lead() -> None:
+    # 3×3, Bob (seat 1) is out: Ann (0) attacks the next opponent in play, Dan (3). Dan's nearest opponents
+    # in play are Cid (2) and Eve (4); Ann is neither, so she does not throw in.
+    g = position(
+        ["7s 7c", "", "7d Jd", "8s 8c 9s Ts", "7h Ad", "Kc Qc"], trump="h", teams=True, throw_in="neighbours"
+    )
+    do(g, 0, "l7s")
+    assert g.defender == 3
+    do(g, 3, "c7s8s")
+    assert refused(g, 0, "t7c") is Reason.NOT_A_THROWER
+    assert "t7d" in moves(g, 2) and "t7h" in moves(g, 4)
+    assert moves(g, 5) == set()  # Dan's partner
