@@ -14,7 +14,7 @@ from bot.i18n import Text
 from bot.render import short
 from engine.options import AttackCap, BotLevel, Options, RematchLead, ThrowIn, Variant
 
-# Every option of RULES.md with the values a button cycles through, the default first.
+# Every option of docs/rules.md §12 with the values a button cycles through, the default first.
 CHOICES: dict[str, list[Any]] = {
     "variant": [Variant.THROW_IN, Variant.TRANSFER],
     "deck": [36, 52, 24],

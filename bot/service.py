@@ -217,7 +217,7 @@ class TableService:
         )
 
     async def leave(self, table_id: int, user_id: int) -> Outcome:
-        """In a lobby the seat is freed; in a game a bot plays it from now on (RULES.md §9)."""
+        """In a lobby the seat is freed; in a game a bot plays it from now on (docs/rules.md §9)."""
         live = self.live.get(table_id)
         if live is None:
             return Outcome.refused(Refusal.NO_TABLE)
@@ -317,7 +317,7 @@ class TableService:
 
     async def rematch(self, old_id: int, user: User) -> Outcome:
         """The same players, seated again at once with the same options; the others confirm with Join
-        within the move timer or are dropped (RULES.md §3 decides who leads)."""
+        within the move timer or are dropped (docs/rules.md §3 decides who leads)."""
         old = self.live.get(old_id)
         if old is None or old.result is None:
             return Outcome.refused(Refusal.NO_TABLE)

@@ -1,4 +1,4 @@
-"""Durak rules engine: pure Python, no I/O. See RULES.md for the rules it plays."""
+"""Durak rules engine: pure Python, no I/O. See docs/rules.md for the rules it plays."""
 
 from engine.cards import card_code, card_str, parse_card, parse_cards
 from engine.events import Event, EventKind, IllegalMove, Reason

@@ -1,7 +1,7 @@
 """Cards as small ints and sets of cards as bitmasks.
 
 A card is ``rank * 4 + suit``: rank 0..12 stands for 2..A, suit 0..3 for ♠ ♣ ♦ ♥ (the tie-break order
-of RULES.md §3). Ordering cards by that int orders them by rank first and suit second, so the lowest set
+of docs/rules.md §3). Ordering cards by that int orders them by rank first and suit second, so the lowest set
 bit of a hand is its lowest card, and all four cards of one rank sit in one nibble. A set of cards (a
 hand, the discard) is an int with bit ``card`` set; every rule check is a few integer operations.
 """

@@ -56,7 +56,7 @@ _LED = {
 
 
 class Opening:
-    """Why the first lead attacker of a game leads (RULES.md §3)."""
+    """Why the first lead attacker of a game leads (docs/rules.md §3)."""
 
     LOWEST_TRUMP = "lowest_trump"
     LOWEST_CARD = "lowest_card"
@@ -172,7 +172,7 @@ class Game:
     ) -> Game:
         """Shuffle and deal. ``deck`` fixes the order: seat 0 gets deck[0:6], seat 1 deck[6:12], ...; the
         next card is turned face up (trump, drawn last) and the rest is the talon in draw order. ``loser`` is
-        the durak of the previous game for a rematch (RULES.md §3)."""
+        the durak of the previous game for a rematch (docs/rules.md §3)."""
         options.check_players(players)
         order = list(DECKS[options.deck])
         if deck is None:
@@ -431,7 +431,7 @@ class Game:
         return seat, self._throw_ins(self.hands[seat])
 
     def to_act(self) -> list[int]:
-        """Seats on the clock (RULES.md §9): the bout waits for them."""
+        """Seats on the clock (docs/rules.md §9): the bout waits for them."""
         if self.result is not None:
             return []
         if not self.attack:
@@ -441,7 +441,7 @@ class Game:
         return self._adders()
 
     def _adders(self) -> list[int]:
-        """Throwers who may still add a card: there is room (both limits of RULES.md §4.5: the cap, and no
+        """Throwers who may still add a card: there is room (both limits of docs/rules.md §4.5: the cap, and no
         more unbeaten cards than the defender holds), they have not passed, and they hold a rank on the
         table. With every attack card covered or taken, the bout ends when there are none."""
         hands = self.hands
@@ -603,7 +603,7 @@ class Game:
             log.append(Event(EventKind.BOUT, self.lead, target=self.defender, count=self.bout))
 
     def _draw(self, lead: int, defender: int, log: list[Event] | None) -> None:
-        """Lead attacker first, then clockwise, the defender last (RULES.md §6). Nobody is out of play
+        """Lead attacker first, then clockwise, the defender last (docs/rules.md §6). Nobody is out of play
         while the talon lasts."""
         hands, talon = self.hands, self.talon
         order = self.rules.draw_order[lead | defender << 3]
@@ -661,7 +661,7 @@ class Game:
         if log is not None:
             log.append(Event(EventKind.GAME_OVER))
 
-    # ------------------------------------------------------------------ timers (RULES.md §9)
+    # ------------------------------------------------------------------ timers (docs/rules.md §9)
 
     def timeout_move(self, seat: int) -> Move | None:
         """What running out of time does for ``seat`` now, or None if it is not on the clock."""

@@ -1,4 +1,4 @@
-"""Table options (RULES.md): one validated model with the rule set's defaults.
+"""Table options (docs/rules.md §12): one validated model with the rule set's defaults.
 
 Pydantic lives here, at the edge: the game compiles these into plain attributes once per deal.
 """
@@ -59,7 +59,7 @@ class Options(BaseModel):
     # How many seats the table has; None: as many as the deck allows (deck // 6, at most 6).
     seats: int | None = None
     throw_in: ThrowIn = ThrowIn.ALL
-    # None: on for 36 and 52 cards, off for 24 (RULES.md §4.5).
+    # None: on for 36 and 52 cards, off for 24 (docs/rules.md §4.5).
     first_bout_five: bool | None = None
     attack_cap: AttackCap = AttackCap.SIX
     transfer_first_bout: bool = True
@@ -108,5 +108,5 @@ class Options(BaseModel):
 
     @property
     def game_type(self) -> str:
-        """Throw-in and transfer are separate games with separate ratings (RULES.md §5, §10)."""
+        """Throw-in and transfer are separate games with separate ratings (docs/rules.md §5, §10)."""
         return self.variant.value

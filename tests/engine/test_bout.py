@@ -1,4 +1,4 @@
-"""RULES.md §4: a bout. Lead, cover, take, throw-in, limits, passes, the end of a bout."""
+"""docs/rules.md §4: a bout. Lead, cover, take, throw-in, limits, passes, the end of a bout."""
 
 from __future__ import annotations
 

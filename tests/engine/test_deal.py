@@ -1,4 +1,4 @@
-"""RULES.md §1-§3: decks, seating, options, the deal, the trump, who leads first."""
+"""docs/rules.md §1-§3: decks, seating, options, the deal, the trump, who leads first."""
 
 from __future__ import annotations
 

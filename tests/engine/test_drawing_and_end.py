@@ -1,4 +1,4 @@
-"""RULES.md §6-§7: drawing, going out, places, the durak, draws, pogony."""
+"""docs/rules.md §6-§7: drawing, going out, places, the durak, draws, pogony."""
 
 from __future__ import annotations
 

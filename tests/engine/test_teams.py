@@ -1,4 +1,4 @@
-"""RULES.md §8: team play. Seats 0, 2 (, 4) play seats 1, 3 (, 5)."""
+"""docs/rules.md §8: team play. Seats 0, 2 (, 4) play seats 1, 3 (, 5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md §9: who is on the clock, what a timeout does, missed moves and bot takeover."""
+"""docs/rules.md §9: who is on the clock, what a timeout does, missed moves and bot takeover."""
 
 from __future__ import annotations
 

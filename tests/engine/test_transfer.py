@@ -1,4 +1,4 @@
-"""RULES.md §5: the transfer variant ("переводной"), its limits, and transfer by showing a trump."""
+"""docs/rules.md §5: the transfer variant ("переводной"), its limits, and transfer by showing a trump."""
 
 from __future__ import annotations
 
