@@ -29,7 +29,7 @@ from bot.sender import Sender
 from bot.service import TableService
 from bot.settings import Settings, SettingsError, load_settings
 from bot.thinking import Thinker
-from bot.timers import JobScheduler
+from bot.timers import SERVICE, JobScheduler
 from storage import SchemaTooNew, Storage, StorageUnusable
 
 log = logging.getLogger("bot")
@@ -111,7 +111,7 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         group_interval=settings.group_redraw_interval,
         private_interval=settings.private_redraw_interval,
     )
-    scheduler.service = service
+    application.bot_data[SERVICE] = service
     presenter.service, presenter.sender = service, sender
     application.bot_data["deps"] = Deps(storage, service, presenter, ChatMembers(application.bot))
     application.bot_data["sender"] = sender

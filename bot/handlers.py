@@ -169,15 +169,8 @@ async def new_game(update: Update, context: Context) -> None:
 
 
 async def _table_here(d: Deps, message: Message) -> int | None:
-    for table_id, live in d.service.live.items():
-        table = live.table
-        if (
-            table.chat_id == message.chat_id
-            and table.thread_id == _thread(message)
-            and table.status in ("lobby", "playing")
-        ):
-            return table_id
-    return None
+    live = d.service.here(message.chat_id, _thread(message))
+    return live.table.id if live else None
 
 
 async def table_command(update: Update, context: Context) -> None:

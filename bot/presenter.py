@@ -31,7 +31,7 @@ class Presenter(Redraw):
     # ------------------------------------------------------------------ Redraw
 
     def _live(self, table_id: int) -> Live | None:
-        return self.service.live.get(table_id) if self.service else None
+        return self.service.table(table_id) if self.service else None
 
     def table(self, table_id: int) -> None:
         live = self._live(table_id)
@@ -173,18 +173,8 @@ class Presenter(Redraw):
     # ------------------------------------------------------------------ sender hooks
 
     async def sent(self, key: Key, message_id: int) -> None:
-        kind, table_id, seat = key
-        live = self._live(table_id)
-        if kind == "table":
-            await self.storage.tables.set_message(table_id, message_id)
-        elif kind == "hand":
-            await self.storage.tables.set_hand_message(table_id, seat, message_id)
-        elif kind == "result" and live is not None and live.game_row is not None:
-            await self.storage.games.set_result_message(live.game_row.id, message_id)
-        if live is not None and kind in ("table", "hand"):
-            table = await self.storage.tables.get(table_id)
-            if table is not None:
-                live.table = table
+        if self.service is not None:
+            await self.service.message_sent(*key, message_id)
 
     async def blocked(self, chat_id: int) -> None:
         """Telegram refuses our messages to this chat: a user blocked the bot (recorded; nothing more goes to
@@ -195,12 +185,5 @@ class Presenter(Redraw):
             await self.service.close_chat(chat_id)
 
     async def migrated(self, old_id: int, new_id: int) -> None:
-        await self.storage.chats.migrate(old_id, new_id)
-        if self.service is None:
-            return
-        for live in list(self.service.live.values()):
-            if live.table.chat_id == old_id:
-                table = await self.storage.tables.get(live.table.id)
-                if table is not None:
-                    live.table = table
-                    self.table(table.id)
+        if self.service is not None:
+            await self.service.chat_migrated(old_id, new_id)

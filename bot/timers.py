@@ -1,5 +1,6 @@
 """Move timers and bot turns on PTB's JobQueue. Deadlines themselves live in the database (the service
-writes them with each move); a job only asks the service to apply the timeout if nothing moved since."""
+writes them with each move); a job only asks the service to apply the timeout if nothing moved since. Jobs
+find the table service in ``application.bot_data[SERVICE]``, so nothing here is wired late."""
 
 from __future__ import annotations
 
@@ -10,13 +11,17 @@ from typing import Any
 from apscheduler.jobstores.base import JobLookupError  # type: ignore[import-untyped]
 from telegram.ext import ContextTypes, Job, JobQueue
 
-from bot.service import Scheduler, TableService
+from bot.service import TableService
+
+SERVICE = "service"  # the key of the table service in application.bot_data
+Context = ContextTypes.DEFAULT_TYPE
 
 
-class JobScheduler(Scheduler):
-    def __init__(self, job_queue: JobQueue[Any], service: TableService | None = None) -> None:
+class JobScheduler:
+    """The service's Scheduler over PTB's JobQueue: one pending job per table and purpose."""
+
+    def __init__(self, job_queue: JobQueue[Any]) -> None:
         self.job_queue = job_queue
-        self.service = service
         # Our own index of pending jobs: asking the JobQueue by name scans every job of every table.
         self._jobs: dict[str, Job[Any]] = {}
 
@@ -32,29 +37,34 @@ class JobScheduler(Scheduler):
             )
 
     def deadline(self, table_id: int, version: int, at: float | None) -> None:
-        self._schedule(f"deadline:{table_id}", self._deadline, at, (table_id, version))
+        self._schedule(f"deadline:{table_id}", _deadline, at, (table_id, version))
 
     def bot_turn(self, table_id: int, version: int, delay: float) -> None:
-        self._schedule(f"bot:{table_id}", self._bot_turn, time.time() + delay, (table_id, version))
+        self._schedule(f"bot:{table_id}", _bot_turn, time.time() + delay, (table_id, version))
 
     def rematch_expiry(self, table_id: int, at: float) -> None:
-        self._schedule(f"rematch:{table_id}", self._rematch, at, (table_id, 0))
-
-    async def _rematch(self, context: ContextTypes.DEFAULT_TYPE) -> None:
-        assert self.service is not None and context.job is not None
-        await self.service.expire_rematch(_ids(context.job.data)[0])
-
-    async def _deadline(self, context: ContextTypes.DEFAULT_TYPE) -> None:
-        assert self.service is not None and context.job is not None
-        table_id, version = _ids(context.job.data)
-        await self.service.timeout(table_id, version)
-
-    async def _bot_turn(self, context: ContextTypes.DEFAULT_TYPE) -> None:
-        assert self.service is not None and context.job is not None
-        table_id, version = _ids(context.job.data)
-        await self.service.bot_turn(table_id, version)
+        self._schedule(f"rematch:{table_id}", _rematch, at, (table_id, 0))
 
 
-def _ids(data: object) -> tuple[int, int]:
-    assert isinstance(data, tuple) and len(data) == 2
-    return int(data[0]), int(data[1])
+def _job(context: Context) -> tuple[TableService, int, int]:
+    """The service, and the (table, version) a job was scheduled for."""
+    service: TableService = context.application.bot_data[SERVICE]
+    data = context.job.data if context.job is not None else None
+    if not (isinstance(data, tuple) and len(data) == 2):
+        raise TypeError(f"a timer job without its table: {data!r}")
+    return service, int(data[0]), int(data[1])
+
+
+async def _rematch(context: Context) -> None:
+    service, table_id, _ = _job(context)
+    await service.expire_rematch(table_id)
+
+
+async def _deadline(context: Context) -> None:
+    service, table_id, version = _job(context)
+    await service.timeout(table_id, version)
+
+
+async def _bot_turn(context: Context) -> None:
+    service, table_id, version = _job(context)
+    await service.bot_turn(table_id, version)

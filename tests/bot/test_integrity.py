@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from bot.service import Redraw
 from engine.ai import HeuristicPlayer
 from engine.views import view
 from storage import StaleGame, Storage
@@ -32,6 +31,18 @@ from tests.bot.players import (
     start,
     table_id,
 )
+
+
+class Silent:
+    """A presenter that draws nothing: the process died before any message went out."""
+
+    def table(self, table_id: int) -> None: ...
+
+    def hands(self, table_id: int) -> None: ...
+
+    def result(self, table_id: int) -> None: ...
+
+    def broken(self, table_id: int) -> None: ...
 
 
 async def count(storage: Storage, sql: str) -> int:
@@ -165,7 +176,7 @@ async def test_a_result_not_sent_before_the_process_died_is_sent_after_the_resta
             break
         await service.press(tid, seat + 1, live.game.version, move)
     # The final move commits; the process dies before anything is drawn.
-    service.redraw = Redraw()
+    service.redraw = Silent()
     assert (await service.press(tid, seat + 1, live.game.version, move)).ok
     await stop_app(harness.app)
     assert not any(is_result(m.text) for m in fake.bot_messages(GROUP))

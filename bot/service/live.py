@@ -1,0 +1,111 @@
+"""What the table service keeps per table, what it answers, and what it needs from the rest of the bot."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from engine import Event, Game, Result
+from engine.events import EventKind
+from engine.options import BotLevel
+from storage.records import GameRow, Table, TableStatus
+
+RECENT = 4  # action lines kept for the table message
+CLOSED_KEPT = 600.0  # seconds a finished or cancelled table stays in memory for its last redraws
+RETRY_FIRST, RETRY_MAX = 1.0, 30.0  # seconds before a table whose write failed tries its timer again
+CLOSED = (TableStatus.CANCELLED, TableStatus.BROKEN)  # ended without a result: no move, no rating
+QUIET = frozenset({EventKind.BOUT, EventKind.DREW, EventKind.GAME_OVER})  # events not told as actions
+
+
+class Refusal(StrEnum):
+    """Why the service did nothing; the value is the i18n key of the alert."""
+
+    STALE = "alert.stale"
+    NOT_YOURS = "alert.not_yours"
+    NOT_SEATED = "alert.not_seated"
+    NO_TABLE = "alert.no_table"
+    ALREADY_SEATED = "alert.already_seated"
+    FULL = "alert.full"
+    NOT_LOBBY = "alert.not_lobby"
+    CREATOR_ONLY = "alert.creator_only"
+    TOO_FEW = "alert.too_few"
+    TEAM_SIZE = "alert.team_size"
+    LOBBY_EXISTS = "alert.lobby_exists"
+    WAITING = "alert.waiting"
+    CANCELLED = "alert.cancelled"
+    SAVE_FAILED = "alert.save_failed"
+    OTHER_CHAT = "alert.other_chat"
+    ILLEGAL = "illegal"  # the engine's reason goes with it
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    refusal: Refusal | None = None
+    reason: str | None = None  # the engine's Reason code for an illegal move
+    table_id: int | None = None
+
+    @classmethod
+    def refused(cls, refusal: Refusal, reason: str | None = None, table_id: int | None = None) -> Outcome:
+        return cls(False, refusal, reason, table_id)
+
+
+@dataclass
+class Live:
+    """A table in memory: the stored record, and the game while it is played."""
+
+    table: Table
+    names: list[str]
+    creator_name: str
+    chat_title: str
+    game: Game | None = None
+    game_row: GameRow | None = None
+    seq: int = 0
+    deadline: float | None = None
+    result: Result | None = None
+    rated: bool = True
+    ratings: dict[int, tuple[float, float]] = field(default_factory=dict)
+    recent: deque[Event] = field(default_factory=lambda: deque(maxlen=RECENT))
+    editing_options: bool = False
+    closed_at: float | None = None  # when it finished or was cancelled
+    pending: set[int] = field(default_factory=set)  # rematch: players who have not confirmed yet
+    loser: tuple[int | None, int] | None = (
+        None  # rematch: the last durak (user id, or None and seat for a bot)
+    )
+    failures: int = 0  # database writes that failed in a row (the retry backs off)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    def seat_of(self, user_id: int) -> int | None:
+        return next((s.seat for s in self.table.seats if s.user_id == user_id), None)
+
+    def is_bot_seat(self, seat: int) -> bool:
+        return self.table.seats[seat].user_id is None or (self.game is not None and self.game.is_auto(seat))
+
+    def bot_level(self, seat: int) -> BotLevel:
+        """Added bots play at the table's level; a bot holding a player's seat plays ``normal``."""
+        return self.table.options.bot_level if self.table.seats[seat].user_id is None else BotLevel.NORMAL
+
+
+class Scheduler(Protocol):
+    """What the service needs from the job queue (bot.timers implements it over PTB's JobQueue)."""
+
+    def deadline(self, table_id: int, version: int, at: float | None) -> None: ...
+
+    def bot_turn(self, table_id: int, version: int, delay: float) -> None: ...
+
+    def rematch_expiry(self, table_id: int, at: float) -> None: ...
+
+
+class Redraw(Protocol):
+    """What the service needs from the presenter: which messages changed."""
+
+    def table(self, table_id: int) -> None: ...
+
+    def hands(self, table_id: int) -> None: ...
+
+    def result(self, table_id: int) -> None: ...
+
+    def broken(self, table_id: int) -> None: ...
