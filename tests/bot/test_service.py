@@ -1,0 +1,210 @@
+"""The table service on its own: a real database, and a fake scheduler, presenter and clock, so each case says
+exactly what the service decided, scheduled and asked to redraw."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from bot.service import Refusal, TableService
+from bot.thinking import Thinker
+from engine import Options
+from engine.ai import HeuristicPlayer
+from engine.views import view
+from storage import Storage
+from storage.records import TableStatus, User
+
+GROUP = -100
+
+
+@dataclass
+class Scheduled:
+    deadlines: dict[int, tuple[int, float | None]] = field(default_factory=dict)
+    bot_turns: list[tuple[int, int, float]] = field(default_factory=list)
+    rematches: dict[int, float] = field(default_factory=dict)
+
+    def deadline(self, table_id: int, version: int, at: float | None) -> None:
+        self.deadlines[table_id] = (version, at)
+
+    def bot_turn(self, table_id: int, version: int, delay: float) -> None:
+        self.bot_turns.append((table_id, version, delay))
+
+    def rematch_expiry(self, table_id: int, at: float) -> None:
+        self.rematches[table_id] = at
+
+
+@dataclass
+class Marked:
+    marks: list[tuple[str, int]] = field(default_factory=list)
+
+    def table(self, table_id: int) -> None:
+        self.marks.append(("table", table_id))
+
+    def hands(self, table_id: int) -> None:
+        self.marks.append(("hands", table_id))
+
+    def result(self, table_id: int) -> None:
+        self.marks.append(("result", table_id))
+
+    def broken(self, table_id: int) -> None:
+        self.marks.append(("broken", table_id))
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class World:
+    storage: Storage
+    service: TableService
+    scheduled: Scheduled
+    marked: Marked
+    clock: Clock
+
+
+def service_over(storage: Storage) -> tuple[TableService, Scheduled, Marked, Clock]:
+    scheduled, marked, clock = Scheduled(), Marked(), Clock()
+    service = TableService(storage, scheduled, marked, bot_delay=0.0, thinker=Thinker(0, 0.01), clock=clock)
+    return service, scheduled, marked, clock
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> AsyncIterator[World]:
+    storage = await Storage.open(tmp_path / "service.sqlite3")
+    await storage.chats.seen(GROUP, "group", "Friends")
+    service, scheduled, marked, clock = service_over(storage)
+    yield World(storage, service, scheduled, marked, clock)
+    await storage.close()
+
+
+async def player(storage: Storage, user_id: int, name: str) -> User:
+    user = await storage.users.seen(User(id=user_id, first_name=name))
+    await storage.users.set_started(user_id)
+    return (await storage.users.get(user_id)) or user
+
+
+async def dealt(w: World, players: int = 2, **options: object) -> int:
+    users = [await player(w.storage, i, name) for i, name in enumerate(["Ann", "Bob", "Cid"][:players], 1)]
+    opened = await w.service.open_lobby(GROUP, 0, users[0], "Friends", Options(**options))
+    assert opened.ok and opened.table_id is not None
+    for user in users[1:]:
+        assert (await w.service.join(opened.table_id, user)).ok
+    assert (await w.service.start(opened.table_id, 1, False)).ok
+    return opened.table_id
+
+
+def next_move(w: World, table_id: int) -> tuple[int, int, int]:
+    """(user, version, move) of a sensible move of the seat on the clock."""
+    live = w.service.live[table_id]
+    assert live.game is not None
+    seat = live.game.to_act()[0]
+    user = live.table.seats[seat].user_id
+    assert user is not None
+    return user, live.game.version, HeuristicPlayer().choose(view(live.game, seat))
+
+
+async def test_a_move_on_an_old_version_is_refused_as_stale_and_changes_nothing(world: World) -> None:
+    tid = await dealt(world)
+    user, version, move = next_move(world, tid)
+    assert (await world.service.press(tid, user, version, move)).ok
+    live = world.service.live[tid]
+    assert live.game is not None and live.game.version == version + 1
+    outcome = await world.service.press(tid, user, version, move)
+    assert outcome.refusal is Refusal.STALE and live.game.version == version + 1
+    # The deadline follows the game: the newest version, a full move timer from now.
+    assert world.scheduled.deadlines[tid] == (version + 1, world.clock.now + 30)
+
+
+async def test_two_presses_at_once_one_is_taken_the_other_refused(world: World) -> None:
+    tid = await dealt(world)
+    user, version, move = next_move(world, tid)
+    first, second = await asyncio.gather(
+        world.service.press(tid, user, version, move), world.service.press(tid, user, version, move)
+    )
+    assert sorted([first.ok, second.ok]) == [False, True]
+    assert (first.refusal or second.refusal) is Refusal.STALE
+    row = await world.storage.games.current(tid)
+    assert row is not None and row.seq == 1  # logged once
+
+
+async def test_a_press_by_someone_not_seated_is_refused(world: World) -> None:
+    tid = await dealt(world)
+    _, version, move = next_move(world, tid)
+    assert (await world.service.press(tid, 99, version, move)).refusal is Refusal.NOT_YOURS
+    assert (await world.service.press(tid + 1, 1, version, move)).refusal is Refusal.NO_TABLE
+
+
+async def test_a_finished_game_is_rated_redrawn_and_closed(world: World) -> None:
+    tid = await dealt(world)
+    live = world.service.live[tid]
+    while live.game is not None and not live.game.over:
+        assert (await world.service.press(tid, *next_move(world, tid))).ok
+    assert live.result is not None and live.table.status is TableStatus.FINISHED
+    assert ("result", tid) in world.marked.marks
+    assert world.scheduled.deadlines[tid][1] is None  # no timer after the end
+    assert set(live.ratings) == {0, 1}
+    for seat, (before, after) in live.ratings.items():
+        won = live.result.places[seat] == 1 and not live.result.draw
+        assert (after > before) == won or live.result.draw
+    stats = await world.storage.results.stats(1, GROUP)
+    assert stats and stats[0].games == 1
+
+
+async def test_a_failed_write_is_refused_and_the_timer_is_set_again_later(world: World) -> None:
+    tid = await dealt(world)
+    user, version, move = next_move(world, tid)
+    original = world.storage.games.record
+
+    async def full_disk(*args: object, **kwargs: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    world.storage.games.record = full_disk  # type: ignore[method-assign]
+    live = world.service.live[tid]
+    live.deadline = world.clock.now  # the timer has run out
+    await world.service.timeout(tid, version)
+    assert live.game is not None and live.game.version == version
+    assert world.scheduled.deadlines[tid] == (version, world.clock.now + 1)
+    assert (await world.service.press(tid, user, version, move)).refusal is Refusal.SAVE_FAILED
+    assert world.scheduled.deadlines[tid] == (version, world.clock.now + 2)  # backing off
+    world.storage.games.record = original  # type: ignore[method-assign]
+    assert (await world.service.press(tid, user, version, move)).ok and live.failures == 0
+
+
+async def test_a_broken_snapshot_at_restore_is_marked_told_and_refuses_moves(
+    world: World, tmp_path: Path
+) -> None:
+    tid = await dealt(world)
+    await world.service.press(tid, *next_move(world, tid))
+    await world.storage.db.execute("UPDATE games SET snapshot = '{\"schema\": 0}' WHERE table_id = ?", (tid,))
+    service, _, marked, _ = service_over(world.storage)
+    broken = await service.restore()
+    assert [(t.id, "unsupported snapshot schema" in reason) for t, reason in broken] == [(tid, True)]
+    assert {("broken", tid), ("table", tid), ("hands", tid)} <= set(marked.marks)
+    table = await world.storage.tables.get(tid)
+    assert table is not None and table.status is TableStatus.BROKEN
+    assert (await service.press(tid, 1, 1, 0)).refusal in (Refusal.NO_TABLE, Refusal.CANCELLED)
+
+
+async def test_a_cancelled_game_refuses_every_kind_of_action(world: World) -> None:
+    tid = await dealt(world)
+    user, version, move = next_move(world, tid)
+    assert (await world.service.cancel(tid, 2, False)).refusal is Refusal.CREATOR_ONLY
+    assert (await world.service.cancel(tid, 1, False)).ok
+    assert world.scheduled.deadlines[tid] == (-1, None)
+    assert (await world.service.press(tid, user, version, move)).refusal is Refusal.CANCELLED
+    assert (await world.service.reclaim(tid, user)).refusal is Refusal.CANCELLED
+    await world.service.timeout(tid, version)
+    await world.service.bot_turn(tid, version)
+    live = world.service.live[tid]
+    assert live.game is not None and live.game.version == version
+    assert (await world.service.cancel(tid, 1, False)).refusal is Refusal.NO_TABLE  # once is enough
