@@ -9,19 +9,13 @@ import sys
 from typing import Any
 
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from telegram.constants import ParseMode
 from telegram.error import InvalidToken, NetworkError
-from telegram.ext import (
-    AIORateLimiter,
-    Application,
-    ApplicationBuilder,
-    CallbackQueryHandler,
-    CommandHandler,
-    filters,
-)
+from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, Defaults
 from telegram.request import BaseRequest
 
 from bot import handlers, logs
-from bot.handlers import Deps
+from bot.handlers import DEPS, Deps
 from bot.i18n import LANGUAGES, texts
 from bot.members import ChatMembers
 from bot.presenter import Presenter
@@ -57,6 +51,7 @@ def build_application(
         .token(settings.bot_token)
         .base_url(settings.bot_api_url)
         .concurrent_updates(True)  # tables are serialised by their own locks, not by PTB
+        .defaults(Defaults(parse_mode=ParseMode.HTML))  # every text the bot writes is HTML, names escaped
         .post_init(_started)
         .post_stop(_stopping)
         .post_shutdown(_stopped)
@@ -69,27 +64,7 @@ def build_application(
     application = builder.build()
     application.bot_data["settings"] = settings
 
-    private, groups = filters.ChatType.PRIVATE, filters.ChatType.GROUPS
-    # Private chat: /start, with a deep-link payload to join a table.
-    application.add_handler(CommandHandler("start", handlers.start, filters=private))
-    # Group commands: a lobby per chat or forum topic, and acting on it.
-    application.add_handler(CommandHandler("newgame", handlers.new_game, filters=groups))
-    application.add_handler(
-        CommandHandler(["join", "leave", "startgame", "cancel"], handlers.table_command, filters=groups)
-    )
-    # Everywhere: help, rules, leaderboards and statistics.
-    application.add_handler(CommandHandler("help", handlers.help_command))
-    application.add_handler(CommandHandler("rules", handlers.rules_command))
-    application.add_handler(CommandHandler("top", handlers.top_command))
-    application.add_handler(CommandHandler("stats", handlers.stats_command))
-    application.add_handler(CommandHandler("replay", handlers.replay_command, filters=groups))
-    # Settings: a user's private language, a group's language and default options (admins).
-    application.add_handler(CommandHandler("language", handlers.language_command, filters=private))
-    application.add_handler(CommandHandler("settings", handlers.settings_command, filters=groups))
-    # Buttons: the lobby, moves, the two-step cover, "I'm back".
-    application.add_handler(CallbackQueryHandler(handlers.button))
-    # A handler that raises: one log line, and the person waiting still gets an answer.
-    application.add_error_handler(handlers.on_error)
+    handlers.register(application)
     return application
 
 
@@ -113,7 +88,7 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     )
     application.bot_data[SERVICE] = service
     presenter.service, presenter.sender = service, sender
-    application.bot_data["deps"] = Deps(storage, service, presenter, ChatMembers(application.bot))
+    application.bot_data[DEPS] = Deps(storage, service, presenter, ChatMembers(application.bot))
     application.bot_data["sender"] = sender
     await _commands(application)
     broken = await service.restore()

@@ -8,9 +8,10 @@ import time
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import LobbyPress, encode
+from bot.hand import hand_closed, hand_keyboard, hand_text
 from bot.i18n import Text, language_for, texts
 from bot.lobby import lobby_keyboard, lobby_text
-from bot.render import cut, event_line, hand_closed, hand_keyboard, hand_text, result_text, table_text
+from bot.render import cut, event_line, result_text, table_text
 from bot.sender import Draft, Key, Sender
 from bot.service import CLOSED, Live, Redraw, TableService
 from engine.fairness import commitment

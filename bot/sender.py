@@ -18,7 +18,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from telegram import Bot, InlineKeyboardMarkup
-from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
 log = logging.getLogger(__name__)
@@ -115,7 +114,6 @@ class Sender:
                 sent = await self.bot.send_message(
                     chat_id,
                     draft.text,
-                    parse_mode=ParseMode.HTML,
                     reply_markup=draft.keyboard,
                     message_thread_id=draft.thread_id,
                     disable_web_page_preview=True,
@@ -127,7 +125,6 @@ class Sender:
                     draft.text,
                     chat_id=chat_id,
                     message_id=draft.message_id,
-                    parse_mode=ParseMode.HTML,
                     reply_markup=draft.keyboard,
                     disable_web_page_preview=True,
                 )

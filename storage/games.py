@@ -122,10 +122,14 @@ class Games:
         except SnapshotError as exc:
             raise BrokenSnapshot(row.table_id, row.id, str(exc)) from exc
 
-    async def replay(self, row: GameRow) -> Game:
-        """The game rebuilt from its deal and its log (audits, /replay, and checking the snapshot)."""
+    @staticmethod
+    def load_deal(row: GameRow) -> Game:
+        """The game as it was dealt (replays start here); BrokenSnapshot if it cannot be read."""
         try:
-            deal = loads(row.deal)
+            return loads(row.deal)
         except SnapshotError as exc:
             raise BrokenSnapshot(row.table_id, row.id, str(exc)) from exc
-        return replay(deal, [(a.seat, a.action) for a in await self.log(row.id)])
+
+    async def replay(self, row: GameRow) -> Game:
+        """The game rebuilt from its deal and its log (audits, /replay, and checking the snapshot)."""
+        return replay(self.load_deal(row), [(a.seat, a.action) for a in await self.log(row.id)])

@@ -8,16 +8,9 @@ import random
 import pytest
 
 from bot.callbacks import BackPress, HandPress, MovePress, PickPress, decode
+from bot.hand import hand_keyboard, hand_text
 from bot.i18n import LANGUAGES, texts
-from bot.render import (
-    MAX_TEXT,
-    event_line,
-    hand_keyboard,
-    hand_text,
-    result_text,
-    shown_length,
-    table_text,
-)
+from bot.render import MAX_TEXT, event_line, result_text, shown_length, table_text
 from engine import Game, Options, Variant
 from engine.cards import card_str, cards_of
 from engine.moves import Kind, kind
@@ -177,7 +170,8 @@ def test_leaderboards_and_stats_render_in_every_language(language: str) -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_replay_lines_tell_every_move_and_draw(language: str) -> None:
-    from bot.render import chunks, replay_lines
+    from bot.render import chunks
+    from bot.replay import replay_lines
 
     t = texts(language)
     g = position(["7s 9d", "8s Qc"], talon="Kd Ah")

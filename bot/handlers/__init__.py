@@ -1,0 +1,45 @@
+"""Update handlers, by feature: short, they read the update, call the table service and answer. ``register``
+wires them all, in the order PTB tries them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from telegram import Update
+from telegram.ext import Application, CallbackQueryHandler, CommandHandler, TypeHandler, filters
+
+from bot.handlers import boards, errors, lobby, play, private, replays, settings
+from bot.handlers.common import DEPS, Deps
+from bot.handlers.common import record_update as common_record
+
+__all__ = ["DEPS", "Deps", "register"]
+
+
+def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    private_chat, groups = filters.ChatType.PRIVATE, filters.ChatType.GROUPS
+    add = application.add_handler
+    # Before anything else: record who wrote and where (group -1 runs first, for every update).
+    add(TypeHandler(Update, common_record), group=-1)
+    # Private chat: /start, with a deep-link payload to join a table; the language of private messages.
+    add(CommandHandler("start", private.start, filters=private_chat))
+    add(CommandHandler("language", settings.language_command, filters=private_chat))
+    # A group's table: open one, take or leave a seat, deal, cancel.
+    add(CommandHandler("newgame", lobby.new_game, filters=groups))
+    add(CommandHandler(["join", "leave", "startgame", "cancel"], lobby.table_command, filters=groups))
+    # Everywhere: help, rules, leaderboards and statistics; in groups: replays and the group's settings.
+    add(CommandHandler("help", private.help_command))
+    add(CommandHandler("rules", private.rules_command))
+    add(CommandHandler("top", boards.top_command))
+    add(CommandHandler("stats", boards.stats_command))
+    add(CommandHandler("replay", replays.replay_command, filters=groups))
+    add(CommandHandler("settings", settings.settings_command, filters=groups))
+    # Buttons, one handler per kind of callback data (bot.callbacks); the last one answers everything else.
+    add(CallbackQueryHandler(play.move_press, pattern=r"^m:"))
+    add(CallbackQueryHandler(play.pick_press, pattern=r"^[kh]:"))
+    add(CallbackQueryHandler(play.back_press, pattern=r"^b:"))
+    add(CallbackQueryHandler(lobby.lobby_press, pattern=r"^L:"))
+    add(CallbackQueryHandler(boards.board_press, pattern=r"^T:"))
+    add(CallbackQueryHandler(settings.settings_press, pattern=r"^S:"))
+    add(CallbackQueryHandler(errors.unknown_press))
+    # A handler that raised: one log line, and the person waiting still gets an answer.
+    application.add_error_handler(errors.on_error)

@@ -1,0 +1,128 @@
+"""What every handler shares: the bot's parts, who is asking and where, and how a refusal reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeVar
+
+from telegram import CallbackQuery, Message, Update
+from telegram import User as TelegramUser
+from telegram.constants import ChatType
+from telegram.ext import ContextTypes
+
+from bot.callbacks import Press, decode
+from bot.i18n import Text
+from bot.members import ChatMembers
+from bot.presenter import Presenter
+from bot.service import Outcome, Refusal, TableService
+from storage import Storage
+from storage.records import User
+
+Context = ContextTypes.DEFAULT_TYPE
+P = TypeVar("P", bound=Press)
+DEPS = "deps"  # the key of the bot's parts in application.bot_data
+
+
+@dataclass
+class Deps:
+    storage: Storage
+    service: TableService
+    presenter: Presenter
+    members: ChatMembers
+
+
+def deps(context: Context) -> Deps:
+    found: Deps = context.application.bot_data[DEPS]
+    return found
+
+
+def as_user(tg: TelegramUser) -> User:
+    """What Telegram says of a user, as the record storage keeps."""
+    return User(
+        id=tg.id,
+        first_name=tg.first_name,
+        last_name=tg.last_name,
+        username=tg.username,
+        telegram_language=tg.language_code,
+    )
+
+
+async def record_update(update: object, context: Context) -> None:
+    """Before any handler (group -1): who wrote and where, once per update. A user who writes to the bot in
+    private is reachable again; a chat that writes is no longer refused by the sender."""
+    if not isinstance(update, Update):
+        return
+    d = deps(context)
+    tg, chat = update.effective_user, update.effective_chat
+    if tg is not None and not tg.is_bot:
+        user = await d.storage.users.seen(as_user(tg))
+        if user.blocked and chat is not None and chat.id == user.id:
+            await d.storage.users.set_blocked(user.id, False)
+    if chat is not None:
+        if chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
+            await d.storage.chats.seen(chat.id, chat.type, chat.title, bool(chat.is_forum))
+        if d.presenter.sender is not None:
+            d.presenter.sender.forgive(chat.id)
+
+
+async def user_of(d: Deps, update: Update) -> User | None:
+    """The recorded author of an update (read from the users' cache), or None for bots and channels."""
+    tg = update.effective_user
+    return None if tg is None or tg.is_bot else await d.storage.users.get(tg.id)
+
+
+async def asked(update: Update, context: Context) -> tuple[Deps, Message, User] | None:
+    """The parts, the message and its author of a command, or None if it has neither."""
+    d = deps(context)
+    message = update.effective_message
+    user = await user_of(d, update)
+    return None if message is None or user is None else (d, message, user)
+
+
+def thread_of(message: Message | None) -> int:
+    """The forum topic a message is in (0 outside topics): each topic has its own table."""
+    if message is not None and message.is_topic_message and message.message_thread_id:
+        return message.message_thread_id
+    return 0
+
+
+async def is_admin(context: Context, chat_id: int, user_id: int) -> bool:
+    return await deps(context).members.is_admin(chat_id, user_id)
+
+
+async def text_for_chat(d: Deps, chat_id: int) -> Text:
+    """Groups read the chat's language, private chats the user's."""
+    return await (d.presenter.group_text(chat_id) if chat_id < 0 else d.presenter.user_text(chat_id))
+
+
+def alert(t: Text, outcome: Outcome) -> str:
+    """Why the service did nothing, in words."""
+    if outcome.refusal is Refusal.ILLEGAL:
+        return t(f"reason.{outcome.reason}")
+    assert outcome.refusal is not None
+    return t(outcome.refusal.value, link="")
+
+
+async def answer(query: CallbackQuery, t: Text, outcome: Outcome) -> None:
+    """Every press gets exactly one answer: silent when it worked, an alert saying why when it did not."""
+    if outcome.ok:
+        await query.answer()
+    else:
+        await query.answer(alert(t, outcome), show_alert=True)
+
+
+async def pressed(
+    update: Update, context: Context, kind: type[P]
+) -> tuple[Deps, CallbackQuery, User, Text, P] | None:
+    """A button press of ``kind``, its presser and their texts; data that is not a well-formed press of that
+    kind (stale, forged, cut) is answered with an alert here, and None returned."""
+    d, query = deps(context), update.callback_query
+    if query is None:
+        return None
+    user = await user_of(d, update)
+    t = await (d.presenter.user_text(user.id) if user else d.presenter.group_text(0))
+    press = decode(query.data)
+    if user is None or not isinstance(press, kind):
+        await answer(query, t, Outcome.refused(Refusal.STALE))
+        return None
+    return d, query, user, t, press

@@ -1,0 +1,49 @@
+"""When something goes wrong: a press nobody else handles (stale, forged or cut data), and a handler that
+raised."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import traceback
+
+from telegram import Update
+from telegram.error import TelegramError
+
+from bot.handlers.common import Context, answer, deps
+from bot.i18n import language_for, texts
+from bot.service import Outcome, Refusal
+
+log = logging.getLogger(__name__)
+
+
+async def unknown_press(update: Update, context: Context) -> None:
+    """The last press handler: data no other handler took (out of date, forged, or not ours)."""
+    query = update.callback_query
+    if query is not None:
+        tg = update.effective_user
+        t = await deps(context).presenter.user_text(tg.id) if tg else texts(language_for(None))
+        await answer(query, t, Outcome.refused(Refusal.STALE))
+
+
+async def on_error(update: object, context: Context) -> None:
+    """A handler raised: log one line (where and what), and still answer the person who is waiting."""
+    error = context.error
+    where = ""
+    if error is not None and error.__traceback__ is not None:
+        frame = traceback.extract_tb(error.__traceback__)[-1]
+        where = f" at {frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}"
+    kind = "update"
+    if isinstance(update, Update):
+        kind = "press" if update.callback_query else "message" if update.effective_message else "update"
+    log.error("handling a %s failed%s: %s: %s", kind, where, type(error).__name__, error)
+    log.debug("the failure in full", exc_info=error)
+    if not isinstance(update, Update):
+        return
+    tg = update.effective_user
+    t = texts(language_for(tg.language_code if tg else None))
+    with contextlib.suppress(TelegramError):  # already answered, or Telegram is the problem: nothing more
+        if update.callback_query is not None:
+            await update.callback_query.answer(t("alert.error"), show_alert=True)
+        elif update.effective_message is not None:
+            await update.effective_message.reply_text(t("alert.error"))

@@ -1,0 +1,105 @@
+"""The lobby in a group: /newgame, /join, /leave, /startgame, /cancel, and the lobby's buttons."""
+
+from __future__ import annotations
+
+from telegram import Update
+
+from bot.callbacks import LobbyPress
+from bot.handlers.common import Context, Deps, alert, answer, asked, is_admin, pressed, thread_of
+from bot.lobby import CHOICES, cycle
+from bot.service import Outcome, Refusal
+from engine import Options
+from storage.records import User
+
+
+async def new_game(update: Update, context: Context) -> None:
+    found = await asked(update, context)
+    if found is None:
+        return
+    d, message, user = found
+    chat = await d.storage.chats.get(message.chat_id)
+    options = chat.default_options if chat and chat.default_options else Options()
+    outcome = await d.service.open_lobby(
+        message.chat_id, thread_of(message), user, message.chat.title or "", options
+    )
+    t = await d.presenter.group_text(message.chat_id)
+    if not outcome.ok:
+        await message.reply_text(alert(t, outcome))
+    elif not user.started and outcome.table_id is not None:
+        await d.service.leave(outcome.table_id, user.id)
+        await message.reply_text(t("alert.start_private", link=_link(d, outcome.table_id)))
+
+
+async def table_command(update: Update, context: Context) -> None:
+    """/join, /leave, /startgame and /cancel act on the live table of this chat (or forum topic)."""
+    found = await asked(update, context)
+    if found is None or not found[1].text:
+        return
+    d, message, user = found
+    t = await d.presenter.group_text(message.chat_id)
+    live = d.service.here(message.chat_id, thread_of(message))
+    if live is None:
+        await message.reply_text(t("alert.no_table"))
+        return
+    command = message.text.split()[0].split("@")[0].lstrip("/") if message.text else ""
+    outcome = await _lobby_action(context, d, user, live.table.id, command)
+    if outcome is None:  # /join by a user the bot may not message yet
+        await message.reply_text(t("alert.start_private", link=_link(d, live.table.id)))
+    elif not outcome.ok:
+        await message.reply_text(alert(t, outcome))
+
+
+async def lobby_press(update: Update, context: Context) -> None:
+    """A lobby button (``L:``): it counts only in the table's own chat."""
+    found = await pressed(update, context, LobbyPress)
+    if found is None:
+        return
+    d, query, user, t, press = found
+    live = d.service.table(press.table_id)
+    if live is None:
+        await answer(query, t, Outcome.refused(Refusal.NO_TABLE))
+        return
+    if query.message is None or query.message.chat.id != live.table.chat_id:
+        await answer(query, t, Outcome.refused(Refusal.OTHER_CHAT))
+        return
+    if press.action == "rematch":
+        outcome: Outcome | None = await d.service.rematch(press.table_id, user)
+    elif press.action in ("options", "done", "set"):
+        admin = user.id != live.table.creator_id and await is_admin(context, live.table.chat_id, user.id)
+        if press.action == "set" and press.option not in CHOICES:
+            outcome = Outcome.refused(Refusal.STALE)
+        else:
+            options = cycle(live.table.options, press.option) if press.action == "set" else None
+            outcome = await d.service.set_option(press.table_id, user.id, admin, options)
+    else:
+        outcome = await _lobby_action(context, d, user, press.table_id, press.action)
+    if outcome is None:  # Join by a user the bot may not message yet: open the private chat first
+        await query.answer(url=_link(d, press.table_id))
+    else:
+        await answer(query, t, outcome)
+
+
+async def _lobby_action(context: Context, d: Deps, user: User, table_id: int, action: str) -> Outcome | None:
+    """Join, leave, deal, cancel or add a bot; None: a join by a user the bot may not message yet."""
+    service = d.service
+    if action == "join":
+        return await service.join(table_id, user) if user.started else None
+    if action == "leave":
+        return await service.leave(table_id, user.id)
+    live = service.table(table_id)
+    if live is None:
+        return Outcome.refused(Refusal.NO_TABLE)
+    admin = user.id != live.table.creator_id and await is_admin(context, live.table.chat_id, user.id)
+    if action in ("startgame", "start"):
+        return await service.start(table_id, user.id, admin)
+    if action == "cancel":
+        return await service.cancel(table_id, user.id, admin)
+    if action == "bot":
+        return await service.add_bot(table_id, user.id, admin)
+    return Outcome.refused(Refusal.STALE)
+
+
+def _link(d: Deps, table_id: int) -> str:
+    live = d.service.table(table_id)
+    assert live is not None
+    return d.presenter.deep_link(live.table)

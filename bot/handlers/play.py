@@ -1,0 +1,42 @@
+"""Play in the private chat: a move, the two steps of a cover (pick a card, back to the hand), "I'm back"."""
+
+from __future__ import annotations
+
+from telegram import Update
+
+from bot.callbacks import BackPress, HandPress, MovePress, PickPress
+from bot.handlers.common import Context, answer, pressed
+from bot.service import Outcome, Refusal
+
+
+async def move_press(update: Update, context: Context) -> None:
+    found = await pressed(update, context, MovePress)
+    if found is not None:
+        d, query, user, t, press = found
+        await answer(query, t, await d.service.press(press.table_id, user.id, press.version, press.move))
+
+
+async def back_press(update: Update, context: Context) -> None:
+    found = await pressed(update, context, BackPress)
+    if found is not None:
+        d, query, user, t, press = found
+        await answer(query, t, await d.service.reclaim(press.table_id, user.id))
+
+
+async def pick_press(update: Update, context: Context) -> None:
+    """A card that could cover several attack cards was picked (the keyboard asks which), or the player went
+    back to the hand. Only the presenter remembers the pick: nothing about the table changes."""
+    found = await pressed(update, context, PickPress | HandPress)  # type: ignore[arg-type]
+    if found is None:
+        return
+    d, query, user, t, press = found
+    seated = d.service.seat_in_game(press.table_id, user.id)
+    if isinstance(seated, Refusal):
+        await answer(query, t, Outcome.refused(seated))
+        return
+    live, seat = seated
+    if isinstance(press, PickPress) and (live.game is None or press.version != live.game.version):
+        await answer(query, t, Outcome.refused(Refusal.STALE))
+        return
+    d.presenter.pick(press.table_id, seat, press.card if isinstance(press, PickPress) else None)
+    await answer(query, t, Outcome(True))

@@ -1,0 +1,51 @@
+"""The private chat: /start (with a table's deep link), /help and /rules (these work in groups too)."""
+
+from __future__ import annotations
+
+import re
+
+from telegram import Update
+
+from bot.handlers.common import Context, Deps, alert, deps, text_for_chat, user_of
+from bot.i18n import Text
+from storage.records import LIVE, User
+
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+async def start(update: Update, context: Context) -> None:
+    d = deps(context)
+    user = await user_of(d, update)
+    if user is None or update.effective_message is None:
+        return
+    await d.storage.users.set_started(user.id)
+    t = await d.presenter.user_text(user.id)
+    payload = context.args[0] if context.args else ""
+    if payload.startswith("join_"):
+        await update.effective_message.reply_text(await _join_by_link(d, user, payload[5:], t))
+        return
+    await update.effective_message.reply_text(t("alert.welcome"))
+
+
+async def _join_by_link(d: Deps, user: User, token: str, t: Text) -> str:
+    """A deep link from a table's chat seats members of that chat only: the token is unguessable and shown
+    only there, and a stranger who got hold of it is still refused."""
+    table = await d.storage.tables.by_token(token) if _TOKEN.fullmatch(token) else None
+    if table is None or table.status not in LIVE:
+        return t("alert.bad_link")
+    if not await d.members.is_member(table.chat_id, user.id):
+        return t("alert.not_member")
+    outcome = await d.service.join(table.id, user)
+    return t("alert.joined") if outcome.ok else alert(t, outcome)
+
+
+async def help_command(update: Update, context: Context) -> None:
+    message = update.effective_message
+    if message is not None:
+        await message.reply_text((await text_for_chat(deps(context), message.chat_id))("help.text"))
+
+
+async def rules_command(update: Update, context: Context) -> None:
+    message = update.effective_message
+    if message is not None:
+        await message.reply_text((await text_for_chat(deps(context), message.chat_id))("help.rules"))

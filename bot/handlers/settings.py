@@ -1,0 +1,83 @@
+"""Settings: /language (a user's private messages) and /settings (a group's language and default options,
+admins only), with their buttons (``S:``)."""
+
+from __future__ import annotations
+
+import contextlib
+
+from telegram import CallbackQuery, Update
+from telegram.error import BadRequest
+
+from bot.callbacks import SettingsPress
+from bot.handlers.common import Context, Deps, asked, is_admin, pressed
+from bot.i18n import LANGUAGES
+from bot.lobby import CHOICES, cycle
+from bot.settings_menu import group_menu, language_menu
+from engine import Options
+from storage.records import User
+
+
+async def language_command(update: Update, context: Context) -> None:
+    """/language in private: the language of the bot's private messages to you."""
+    found = await asked(update, context)
+    if found is not None:
+        d, message, user = found
+        text, keyboard = language_menu(await d.presenter.user_text(user.id))
+        await message.reply_text(text, reply_markup=keyboard)
+
+
+async def settings_command(update: Update, context: Context) -> None:
+    """/settings in a group (admins): the group's language and the options new tables start from."""
+    found = await asked(update, context)
+    if found is None:
+        return
+    d, message, user = found
+    t = await d.presenter.group_text(message.chat_id)
+    if not await is_admin(context, message.chat_id, user.id):
+        await message.reply_text(t("settings.admins_only"))
+        return
+    chat = await d.storage.chats.get(message.chat_id)
+    text, keyboard = group_menu(t, chat.default_options if chat and chat.default_options else Options())
+    await message.reply_text(text, reply_markup=keyboard)
+
+
+async def settings_press(update: Update, context: Context) -> None:
+    found = await pressed(update, context, SettingsPress)
+    if found is None:
+        return
+    d, query, user, t, press = found
+    if query.message is None:
+        await query.answer()
+    elif press.scope == "u":
+        await _own_language(d, query, user, press)
+    elif query.message.chat.id > 0 or not await is_admin(context, query.message.chat.id, user.id):
+        await query.answer(t("settings.admins_only"), show_alert=True)
+    else:
+        await _group_settings(d, query, query.message.chat.id, press)
+
+
+async def _own_language(d: Deps, query: CallbackQuery, user: User, press: SettingsPress) -> None:
+    if press.value not in LANGUAGES:
+        await query.answer()
+        return
+    await d.storage.users.set_language(user.id, press.value)
+    t = await d.presenter.user_text(user.id)
+    await query.answer(t("settings.saved"))
+    text, keyboard = language_menu(t)
+    with contextlib.suppress(BadRequest):
+        await query.edit_message_text(text, reply_markup=keyboard)
+
+
+async def _group_settings(d: Deps, query: CallbackQuery, chat_id: int, press: SettingsPress) -> None:
+    chat = await d.storage.chats.get(chat_id)
+    options = chat.default_options if chat and chat.default_options else Options()
+    if press.what == "lang" and press.value in LANGUAGES:
+        await d.storage.chats.set_language(chat_id, press.value)
+    elif press.what in CHOICES:
+        options = cycle(options, press.what)
+        await d.storage.chats.set_default_options(chat_id, options)
+    t = await d.presenter.group_text(chat_id)
+    await query.answer(t("settings.saved"))
+    text, keyboard = group_menu(t, options)
+    with contextlib.suppress(BadRequest):
+        await query.edit_message_text(text, reply_markup=keyboard)
