@@ -157,7 +157,7 @@ def main() -> int:
                 secret_token=settings.webhook_secret,
             )
         else:
-            application.run_polling(allowed_updates=["message", "callback_query", "my_chat_member"])
+            application.run_polling(allowed_updates=["message", "callback_query"])
     except InvalidToken:
         print(
             "Cannot start: Telegram does not accept this BOT_TOKEN (check it with @BotFather)",

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from bot.i18n import Text
 from engine.cards import card_str
-from engine.events import Event, EventKind
+from engine.events import QUIET, Event, EventKind
 from engine.fairness import commitment as seal
 from engine.game import Result
 from engine.views import View
@@ -50,7 +50,7 @@ def shown_length(text: str) -> int:
 def event_line(event: Event, names: Sequence[str], t: Text) -> str | None:
     """One action in words, for the table message's recent lines; None for events not worth a line."""
     k = event.kind
-    if k in (EventKind.BOUT, EventKind.DREW, EventKind.GAME_OVER):
+    if k in QUIET:
         return None
     params: dict[str, object] = {"name": name_of(names, event.seat), "cards": card_list(event.cards)}
     if k is EventKind.COVERED:

@@ -25,6 +25,10 @@ class EventKind(StrEnum):
     GAME_OVER = "game_over"
 
 
+# Bookkeeping rather than something a player did: not told as an action (the table shows their effect).
+QUIET = frozenset({EventKind.BOUT, EventKind.DREW, EventKind.GAME_OVER})
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     kind: EventKind

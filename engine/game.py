@@ -347,9 +347,6 @@ class Game:
     def team(self, seat: int) -> int:
         return seat & 1 if self.rules.teams else seat
 
-    def active(self) -> list[int]:
-        return [s for s in range(self.n) if self.out[s] < 0]
-
     def target(self, seat: int) -> int:
         """The next opponent in play clockwise: the defender against ``seat``, or whom it transfers to."""
         return self.rules.target(seat, self.gone)

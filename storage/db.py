@@ -99,12 +99,19 @@ class Database:
                 _in_transaction.reset(token)
 
     async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
-        """Run one statement in a transaction; returns the rows changed (or the new rowid for an INSERT)."""
+        """Run one statement in a transaction; returns how many rows it changed."""
         async with self.transaction():
             # Not closing the cursor saves a round trip to aiosqlite's thread; sqlite3 finalises it anyway.
             cursor = await self._conn.execute(sql, tuple(params))
-            result = cursor.lastrowid if sql.lstrip().upper().startswith("INSERT") else cursor.rowcount
-            return int(result or 0)
+            return int(cursor.rowcount)
+
+    async def insert(self, sql: str, params: Iterable[Any] = ()) -> int:
+        """Run one INSERT in a transaction; returns the new row's id."""
+        async with self.transaction():
+            cursor = await self._conn.execute(sql, tuple(params))
+            if cursor.lastrowid is None:
+                raise sqlite3.OperationalError(f"no row was inserted by {sql.split()[0:3]}")
+            return int(cursor.lastrowid)
 
     async def executemany(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
         async with self.transaction():

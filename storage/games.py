@@ -45,7 +45,7 @@ class Games:
         as playing, in one transaction."""
         now = time.time()
         async with self.db.transaction():
-            game_id = await self.db.execute(
+            game_id = await self.db.insert(
                 """INSERT INTO games (table_id, deal, snapshot, version, rated, started_at, deck, salt)
                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
                 (table_id, deal, deal, version, int(rated), now, deck, salt),

@@ -51,7 +51,7 @@ class Tables:
     async def create(self, chat_id: int, thread_id: int, creator_id: int, options: Options) -> Table:
         now = time.time()
         try:
-            table_id = await self.db.execute(
+            table_id = await self.db.insert(
                 """INSERT INTO tables (chat_id, thread_id, creator_id, status, options, created_at, updated_at,
                        join_token) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?)""",
                 (
@@ -65,7 +65,9 @@ class Tables:
                 ),
             )
         except sqlite3.IntegrityError as exc:
-            if "tables_one_live_per_thread" in str(exc) or "UNIQUE" in str(exc):
+            # The one unique index a new table can break: one live table per chat and topic (the join
+            # token is 96 random bits).
+            if exc.sqlite_errorname == "SQLITE_CONSTRAINT_UNIQUE" and "tables.chat_id" in str(exc):
                 raise TableExists(f"chat {chat_id} thread {thread_id} already has a live table") from exc
             raise
         table = await self.get(table_id)

@@ -9,7 +9,6 @@ from enum import StrEnum
 from typing import Protocol
 
 from engine import Event, Game, Result
-from engine.events import EventKind
 from engine.options import BotLevel
 from storage.records import GameRow, Table, TableStatus
 
@@ -17,7 +16,6 @@ RECENT = 4  # action lines kept for the table message
 CLOSED_KEPT = 600.0  # seconds a finished or cancelled table stays in memory for its last redraws
 RETRY_FIRST, RETRY_MAX = 1.0, 30.0  # seconds before a table whose write failed tries its timer again
 CLOSED = (TableStatus.CANCELLED, TableStatus.BROKEN)  # ended without a result: no move, no rating
-QUIET = frozenset({EventKind.BOUT, EventKind.DREW, EventKind.GAME_OVER})  # events not told as actions
 
 
 class Refusal(StrEnum):

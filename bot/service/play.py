@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 import sqlite3
 
-from bot.service.live import CLOSED, QUIET, RETRY_FIRST, RETRY_MAX, Live, Outcome, Refusal
+from bot.service.live import CLOSED, RETRY_FIRST, RETRY_MAX, Live, Outcome, Refusal
 from bot.service.registry import Registry
 from engine import Game
-from engine.events import IllegalMove
+from engine.events import QUIET, IllegalMove
 from engine.log import RECLAIM, TAKE_OVER, TIMEOUT, act
 from engine.moves import Move, move_str
 from engine.snapshot import dumps
