@@ -10,9 +10,11 @@ that second step) · ``b:<table>`` "I'm back".
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, cast, get_args
 
 from engine.cards import card_code, parse_card
 from engine.moves import Move, move_str, parse_move
+from engine.options import GameType
 
 MAX_BYTES = 64
 MAX_DIGITS = 15  # ids, versions and pages from outside stay far below SQLite's 2**63
@@ -42,23 +44,26 @@ class BackPress:
     table_id: int
 
 
-LOBBY_ACTIONS = ("join", "leave", "bot", "options", "done", "start", "set", "rematch")
-GAME_TYPES = ("throw_in", "transfer")
+LobbyAction = Literal["join", "leave", "bot", "options", "done", "start", "set", "rematch"]
+BoardScope = Literal["c", "g"]  # the leaderboard of the chat the message is in, or the global one
+SettingsScope = Literal["u", "c"]  # your private language, or this group's settings
+LOBBY_ACTIONS: tuple[LobbyAction, ...] = get_args(LobbyAction)
+GAME_TYPES: tuple[GameType, ...] = get_args(GameType)
 
 
 @dataclass(frozen=True, slots=True)
 class BoardPress:
     """A leaderboard page: ``scope`` "c" for the chat the message is in, "g" for the global board."""
 
-    scope: str
-    game_type: str
+    scope: BoardScope
+    game_type: GameType
     page: int
 
 
 @dataclass(frozen=True, slots=True)
 class LobbyPress:
     table_id: int
-    action: str  # one of LOBBY_ACTIONS
+    action: LobbyAction
     option: str = ""  # with "set": the option to change
 
 
@@ -67,7 +72,7 @@ class SettingsPress:
     """/language and /settings: ``scope`` "u" (your private language) or "c" (this group); ``what`` is
     "lang" (value: a language code) or an option name (cycled to its next value)."""
 
-    scope: str
+    scope: SettingsScope
     what: str
     value: str = ""
 
@@ -114,9 +119,10 @@ def decode(data: str | None) -> Press | None:
             and parts[1] in ("u", "c")
             and parts[2].replace("_", "").isalpha()
         ):
-            return SettingsPress(parts[1], parts[2], parts[3] if len(parts) == 4 else "")
+            scope = cast(SettingsScope, parts[1])
+            return SettingsPress(scope, parts[2], parts[3] if len(parts) == 4 else "")
         if parts[0] == "T" and len(parts) == 4 and parts[1] in ("c", "g") and parts[2] in GAME_TYPES:
-            return BoardPress(parts[1], parts[2], _number(parts[3]))
+            return BoardPress(cast(BoardScope, parts[1]), parts[2], _number(parts[3]))
         if parts[0] == "h" and len(parts) == 2:
             return HandPress(_number(parts[1]))
         if parts[0] in ("m", "k") and len(parts) == 4:

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.callbacks import LobbyPress, encode
+from bot.callbacks import LobbyAction, LobbyPress, encode
 from bot.i18n import Text
 from bot.render import short
 from engine.options import AttackCap, BotLevel, Options, RematchLead, ThrowIn, Variant
@@ -97,7 +97,7 @@ def lobby_text(options: Options, creator: str, players: Sequence[str], t: Text) 
 def lobby_keyboard(
     table_id: int, t: Text, *, editing: bool = False, options: Options | None = None
 ) -> InlineKeyboardMarkup:
-    def button(label: str, action: str, option: str = "") -> InlineKeyboardButton:
+    def button(label: str, action: LobbyAction, option: str = "") -> InlineKeyboardButton:
         return InlineKeyboardButton(label, callback_data=encode(LobbyPress(table_id, action, option)))
 
     if editing:

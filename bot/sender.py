@@ -16,6 +16,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
@@ -34,9 +35,9 @@ class Draft:
     thread_id: int | None = None
 
 
-Key = tuple[
-    str, int, int
-]  # (kind, table id, seat): ("table", id, -1), ("hand", id, seat), ("result", id, -1)
+MessageKind = Literal["table", "hand", "result", "broken"]
+# (kind, table id, seat): ("table", id, -1), ("hand", id, seat), ("result", id, -1), ("broken", id, -1)
+Key = tuple[MessageKind, int, int]
 DraftSource = Callable[[Key], Awaitable[Draft | None]]
 SentHook = Callable[[Key, int], Awaitable[None]]
 BlockedHook = Callable[[int], Awaitable[None]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.callbacks import SettingsPress, encode
+from bot.callbacks import SettingsPress, SettingsScope, encode
 from bot.i18n import LANGUAGES, Text
 from bot.lobby import CHOICES, TRANSFER_ONLY, option_label, summary
 from engine import Options, Variant
@@ -13,7 +13,7 @@ from engine import Options, Variant
 LANGUAGE_NAMES = {"ru": "Русский", "uk": "Українська", "en": "English"}
 
 
-def _language_row(scope: str, current: str) -> list[InlineKeyboardButton]:
+def _language_row(scope: SettingsScope, current: str) -> list[InlineKeyboardButton]:
     return [
         InlineKeyboardButton(
             ("• " if code == current else "") + LANGUAGE_NAMES[code],

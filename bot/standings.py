@@ -6,16 +6,19 @@ from collections.abc import Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.callbacks import GAME_TYPES, BoardPress, encode
+from bot.callbacks import GAME_TYPES, BoardPress, BoardScope, encode
 from bot.i18n import Text
 from bot.render import short
+from engine.options import GameType
 from storage.records import Leader, PlayerStats
 
 PAGE = 10
 MIN_GAMES = 3  # games a player needs to appear on a leaderboard
 
 
-def board_text(leaders: Sequence[Leader], t: Text, *, game_type: str, scope: str, page: int) -> str:
+def board_text(
+    leaders: Sequence[Leader], t: Text, *, game_type: GameType, scope: BoardScope, page: int
+) -> str:
     title = t("top.title_global" if scope == "g" else "top.title_chat", variant=t(f"variant.{game_type}"))
     lines = [f"<b>{title}</b>", ""]
     if not leaders:
@@ -33,8 +36,10 @@ def board_text(leaders: Sequence[Leader], t: Text, *, game_type: str, scope: str
     return "\n".join(lines)
 
 
-def board_keyboard(t: Text, *, game_type: str, scope: str, page: int, more: bool) -> InlineKeyboardMarkup:
-    def press(label: str, kind: str, to_page: int) -> InlineKeyboardButton:
+def board_keyboard(
+    t: Text, *, game_type: GameType, scope: BoardScope, page: int, more: bool
+) -> InlineKeyboardMarkup:
+    def press(label: str, kind: GameType, to_page: int) -> InlineKeyboardButton:
         return InlineKeyboardButton(label, callback_data=encode(BoardPress(scope, kind, to_page)))
 
     switch = [

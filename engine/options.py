@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+GameType = Literal["throw_in", "transfer"]  # separate games with separate ratings: the variant's value
+
 
 class Variant(StrEnum):
     THROW_IN = "throw_in"  # подкидной
@@ -107,6 +109,6 @@ class Options(BaseModel):
             raise OptionsError("teams_need_4_or_6", f"Team play needs 4 or 6 players, not {count}.")
 
     @property
-    def game_type(self) -> str:
+    def game_type(self) -> GameType:
         """Throw-in and transfer are separate games with separate ratings (docs/rules.md §5, §10)."""
-        return self.variant.value
+        return "transfer" if self.variant is Variant.TRANSFER else "throw_in"

@@ -54,9 +54,14 @@ class Database:
         loss, not only a crash of the process; NORMAL is faster and still safe against crashes in WAL mode."""
         if synchronous not in ("FULL", "NORMAL"):
             raise ValueError("synchronous must be FULL or NORMAL")
+        if not Path(path).parent.is_dir():
+            raise StorageUnusable(path, "its folder does not exist")
         try:
             conn = await aiosqlite.connect(str(path), isolation_level=None)
         except sqlite3.Error as exc:
+            # aiosqlite stops its worker thread by a job that answers on this loop: let it, before the loop
+            # may close (else the thread reports "Event loop is closed" on stderr).
+            await asyncio.sleep(0.05)
             raise StorageUnusable(path, str(exc)) from None
         try:
             conn.row_factory = aiosqlite.Row

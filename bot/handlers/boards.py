@@ -7,14 +7,15 @@ import contextlib
 from telegram import InlineKeyboardMarkup, Update
 from telegram.error import BadRequest
 
-from bot.callbacks import BoardPress
+from bot.callbacks import BoardPress, BoardScope
 from bot.handlers.common import Context, Deps, as_user, asked, deps, pressed, text_for_chat
 from bot.standings import MIN_GAMES, PAGE, board_keyboard, board_text, stats_text
+from engine.options import GameType
 from storage import GLOBAL
 
 
 async def _board(
-    d: Deps, chat_id: int, scope: str, game_type: str, page: int
+    d: Deps, chat_id: int, scope: BoardScope, game_type: GameType, page: int
 ) -> tuple[str, InlineKeyboardMarkup]:
     t = await text_for_chat(d, chat_id)
     board_chat = GLOBAL if scope == "g" or chat_id > 0 else chat_id
@@ -31,7 +32,8 @@ async def top_command(update: Update, context: Context) -> None:
     message = update.effective_message
     if message is None:
         return
-    scope = "g" if message.chat_id > 0 or (context.args and context.args[0].lower() == "global") else "c"
+    everybody = message.chat_id > 0 or (context.args and context.args[0].lower() == "global")
+    scope: BoardScope = "g" if everybody else "c"
     text, keyboard = await _board(d, message.chat_id, scope, "throw_in", 0)
     await message.reply_text(text, reply_markup=keyboard)
 

@@ -9,8 +9,8 @@ from bot.service.live import CLOSED, RETRY_FIRST, RETRY_MAX, Live, Outcome, Refu
 from bot.service.registry import Registry
 from engine import Game
 from engine.events import QUIET, IllegalMove
-from engine.log import RECLAIM, TAKE_OVER, TIMEOUT, act
-from engine.moves import Move, move_str
+from engine.log import RECLAIM, TAKE_OVER, TIMEOUT, Action, act, action_str
+from engine.moves import Move
 from engine.snapshot import dumps
 from engine.views import view
 from storage import StaleGame
@@ -35,7 +35,7 @@ class PlayService(Registry):
         found = self.seat_in_game(table_id, user_id)
         if isinstance(found, Refusal):
             return Outcome.refused(found)
-        return await self._act(found[0], found[1], move_str(move), version=version)
+        return await self._act(found[0], found[1], move, version=version)
 
     async def reclaim(self, table_id: int, user_id: int) -> Outcome:
         found = self.seat_in_game(table_id, user_id)
@@ -58,10 +58,10 @@ class PlayService(Registry):
             if live.is_bot_seat(seat):
                 move = await self.thinker.choose(view(live.game, seat), live.bot_level(seat))
                 # _act refuses the move if the table changed while the bot was thinking.
-                await self._act(live, seat, move_str(move), version=version)
+                await self._act(live, seat, move, version=version)
                 return
 
-    async def _act(self, live: Live, seat: int, action: str, *, version: int | None = None) -> Outcome:
+    async def _act(self, live: Live, seat: int, action: Action, *, version: int | None = None) -> Outcome:
         async with live.lock:
             game = live.game
             if game is None or game.over:
@@ -85,7 +85,7 @@ class PlayService(Registry):
                         live.game_row.id,
                         live.seq + 1,
                         seat,
-                        action,
+                        action_str(action),
                         dumps(candidate),
                         candidate.version,
                         deadline=deadline,
@@ -97,7 +97,7 @@ class PlayService(Registry):
                 return Outcome.refused(Refusal.CANCELLED)
             except (sqlite3.Error, OSError) as exc:
                 # Nothing was written and the game in memory is as it was: say so, and keep the table going.
-                self._retry_later(live, action, exc)
+                self._retry_later(live, action_str(action), exc)
                 return Outcome.refused(Refusal.SAVE_FAILED)
             live.failures = 0
             live.game, live.seq, live.deadline = candidate, live.seq + 1, deadline

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from bot.service.live import CLOSED_KEPT, Live, Outcome, Redraw, Scheduler
 from bot.thinking import Thinker
 from engine import Game
+from engine.log import Action
 from storage import Storage
 from storage.records import TableStatus
 
@@ -54,7 +55,7 @@ class Registry(abc.ABC):
     # ------------------------------------------------------------------ what play provides
 
     @abc.abstractmethod
-    async def _act(self, live: Live, seat: int, action: str, *, version: int | None = None) -> Outcome: ...
+    async def _act(self, live: Live, seat: int, action: Action, *, version: int | None = None) -> Outcome: ...
 
     @abc.abstractmethod
     def _deadline(self, live: Live, game: Game) -> float | None: ...

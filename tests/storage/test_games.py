@@ -77,6 +77,7 @@ async def test_replaying_the_log_equals_the_stored_snapshot(store: Storage, vari
         row, game = await start_game(store, Options(variant=variant), players, seed, chat=-seed - 1)
         rng = random.Random(seed)
         seq = 0
+        action: str
         while not game.over:
             if rng.random() < 0.1:
                 seat, action = -1, TIMEOUT
