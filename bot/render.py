@@ -151,7 +151,7 @@ def result_text(
     if result.durak is not None:
         lines.append(t("result.durak", name=name_of(names, result.durak)))
     if result.losing_team is not None:
-        team = [s for s in range(len(result.places)) if s & 1 == result.losing_team]
+        team = result.losing_team_seats()
         lines.append(t("result.durak_team", names=", ".join(name_of(names, s) for s in team)))
     if result.pogony:
         lines.append(t("result.pogony"))

@@ -29,7 +29,7 @@ from engine.diagnose import why_illegal
 from engine.events import Event, EventKind, IllegalMove, Reason
 from engine.moves import Kind, Move
 from engine.options import Options, RematchLead
-from engine.rules import HAND_SIZE, Rules, rules_for
+from engine.rules import HAND_SIZE, Rules, rules_for, team_of
 
 _LEAD, _THROW_IN, _COVER, _TAKE, _PASS, _TRANSFER, _SHOW = range(7)
 # a card's bit -> a move with that card: a throw-in, a transfer, a shown trump, or the covering card's part
@@ -83,8 +83,27 @@ class Result:
     draw: bool
     drawn: tuple[int, ...]  # seats in the draw
     pogony: bool
-    losing_team: int | None  # team play: 0 (seats 1,3,5) or 1 (seats 2,4,6)
+    losing_team: int | None  # team play: 0 (seats 1,3,5) or 1 (seats 2,4,6), see rules.team_of
     bouts: int
+
+    def lost(self, seat: int) -> bool:
+        """The seat lost: it is the durak, or in team play it is on the losing team."""
+        return seat in self.losers or (self.losing_team is not None and team_of(seat) == self.losing_team)
+
+    def won(self, seat: int) -> bool:
+        """Team play: on the winning team. Otherwise: out first (nobody wins a draw)."""
+        if self.losing_team is not None:
+            return not self.lost(seat)
+        return self.places[seat] == 1 and not self.draw
+
+    def reward(self, seat: int) -> float:
+        """1 for escaping, 0 for losing (in team play, the whole losing team), ½ in a draw."""
+        return 0.5 if seat in self.drawn else 0.0 if self.lost(seat) else 1.0
+
+    def losing_team_seats(self) -> tuple[int, ...]:
+        """Team play: every seat of the losing team (empty otherwise)."""
+        seats = range(len(self.places))
+        return tuple(s for s in seats if self.losing_team is not None and team_of(s) == self.losing_team)
 
 
 class Game:
@@ -345,7 +364,7 @@ class Game:
         return self.result is not None
 
     def team(self, seat: int) -> int:
-        return seat & 1 if self.rules.teams else seat
+        return team_of(seat) if self.rules.teams else seat
 
     def target(self, seat: int) -> int:
         """The next opponent in play clockwise: the defender against ``seat``, or whom it transfers to."""
@@ -586,7 +605,7 @@ class Game:
         rules, gone = self.rules, self.gone
         if gone:
             alive = [s for s in range(self.n) if not gone >> s & 1]
-            if len(alive) <= 1 or (rules.teams and len({s & 1 for s in alive}) == 1):
+            if len(alive) <= 1 or (rules.teams and len({team_of(s) for s in alive}) == 1):
                 self._finish(log)
                 return
         if taken or not gone >> d & 1:

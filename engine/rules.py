@@ -19,6 +19,11 @@ HAND_SIZE = 6
 Bout = tuple[int, int, tuple[int, ...]]  # (lead attacker, defender, throwers)
 
 
+def team_of(seat: int) -> int:
+    """Team play: partners sit alternately, so a seat's team is 0 (seats 1, 3, 5) or 1 (seats 2, 4, 6)."""
+    return seat & 1
+
+
 @functools.cache
 def _lead_table(shift: int, room: int) -> tuple[tuple[Move, ...], ...]:
     """[bits]: every lead of at most ``room`` cards from a hand whose cards of the three ranks at ``shift``
@@ -111,7 +116,7 @@ class Rules:
     # ------------------------------------------------------------------ walking round the table
 
     def opposed(self, seat: int, other: int) -> bool:
-        return bool((seat ^ other) & 1) if self.teams else seat != other
+        return team_of(seat) != team_of(other) if self.teams else seat != other
 
     def next_in_play(self, seat: int, gone: int) -> int:
         n = self.n

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine import Options, Result
+from engine.rules import team_of
 from storage.db import Database
 from storage.db import record as typed
 from storage.games import StaleGame
@@ -26,10 +27,7 @@ def result_from_engine(
     players = []
     for seat in seats:
         s = seat.seat
-        if options.teams:
-            won = result.losing_team is not None and s & 1 != result.losing_team
-        else:
-            won = result.places[s] == 1 and not result.draw
+        won = result.won(s)
         players.append(
             PlayerResult(
                 seat=s,
@@ -140,8 +138,7 @@ class Results:
                 )
                 mu, sigma = (row["mu"], row["sigma"]) if row else (START_MU, START_SIGMA)
                 if teams:
-                    team = p.seat & 1
-                    rank = 1 if result.draw or result.losing_team != team else 2
+                    team, rank = team_of(p.seat), 1 if p.won or result.draw else 2
                 else:
                     team, rank = p.seat, p.place
                 standings.append(Standing(p.user_id, team, rank, mu, sigma))

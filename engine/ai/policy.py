@@ -27,15 +27,7 @@ def cost(card: int, trump: int) -> int:
 
 def rewards(result: Result, players: int) -> list[float]:
     """Per seat: 1 for escaping, 0 for losing (in team play, the whole losing team), ½ in a draw."""
-    r = [1.0] * players
-    if result.losing_team is not None:
-        for s in range(result.losing_team, players, 2):
-            r[s] = 0.0
-    for s in result.losers:
-        r[s] = 0.0
-    for s in result.drawn:
-        r[s] = 0.5
-    return r
+    return [result.reward(s) for s in range(players)]
 
 
 def policy_move(game: Game, seat: int, moves: list[Move]) -> Move:
