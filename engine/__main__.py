@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     result = game.result
     assert result is not None
     print("\nGame over.")
-    for seat in sorted(range(game.n), key=lambda s: result.places[s]):
+    for seat in sorted(range(game.players), key=lambda s: result.places[s]):
         print(f"  {result.places[seat]}. {name(seat)}")
     if result.draw:
         print("A draw: nobody is the durak.")

@@ -10,6 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+Card = int  # rank * 4 + suit
+CardMask = int  # a set of cards: bit ``card`` set for each
+Seat = int  # 0 .. players - 1 in join order; -1 for "no seat"
+SeatMask = int  # a set of seats: bit ``seat`` set for each
+
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 RANK_CODES = "23456789TJQKA"
 SUITS = ("♠", "♣", "♦", "♥")

@@ -35,7 +35,7 @@ def why_illegal(game: Game, seat: int, move: Move) -> Reason:
     if kind == Kind.PASS:
         if seat == game.defender:
             return Reason.NOTHING_TO_PASS
-        if seat not in game.thr:
+        if seat not in game.throwers:
             return Reason.NOT_A_THROWER
         if game.passed >> seat & 1:
             return Reason.PASSED_ALREADY
@@ -69,7 +69,7 @@ def _lead(game: Game, seat: int, mask: int) -> Reason:
         return Reason.NOT_IN_HAND
     if mask & ~RANK_MASK[(mask & -mask).bit_length() - 1 >> 2]:
         return Reason.LEAD_ONE_RANK
-    if mask.bit_count() > game.cap:
+    if mask.bit_count() > game.attack_limit:
         return Reason.CAP_REACHED
     if mask.bit_count() > game.hands[game.defender].bit_count():
         return Reason.TOO_MANY_FOR_DEFENDER
@@ -80,7 +80,7 @@ def _add(game: Game, seat: int, card: int) -> Reason | None:
     """Why ``seat`` may not add ``card`` to the table as an attack card."""
     if seat == game.defender:
         return Reason.DEFENDER_CANNOT_THROW
-    if seat not in game.thr:
+    if seat not in game.throwers:
         return Reason.NOT_A_THROWER
     if game.passed >> seat & 1:
         return Reason.PASSED_ALREADY
@@ -92,9 +92,9 @@ def _add(game: Game, seat: int, card: int) -> Reason | None:
 
 
 def _limits(game: Game, extra: int) -> Reason | None:
-    if len(game.attack) + extra > game.cap:
+    if len(game.attack) + extra > game.attack_limit:
         return Reason.CAP_REACHED
-    if game.open + extra > game.hands[game.defender].bit_count():
+    if game.unbeaten + extra > game.hands[game.defender].bit_count():
         return Reason.TOO_MANY_FOR_DEFENDER
     return None
 
@@ -106,7 +106,7 @@ def _transfer(game: Game, seat: int, kind: Kind, card: int) -> Reason:
         return Reason.SHOW_TRUMP_OFF
     if game.taking:
         return Reason.TRANSFER_AFTER_TAKE
-    if game.open != len(game.attack):
+    if game.unbeaten != len(game.attack):
         return Reason.TRANSFER_AFTER_COVER
     if game.bout == 0 and not game.rules.transfer_first_bout:
         return Reason.TRANSFER_FIRST_BOUT
@@ -124,6 +124,6 @@ def _transfer(game: Game, seat: int, kind: Kind, card: int) -> Reason:
         if game.shown >> seat & 1:
             return Reason.SHOWN_ALREADY
         return Reason.TRANSFER_TOO_FEW if held < len(game.attack) else Reason.NOT_ALLOWED
-    if len(game.attack) + 1 > game.cap:
+    if len(game.attack) + 1 > game.attack_limit:
         return Reason.CAP_REACHED
     return Reason.TRANSFER_TOO_FEW if held < len(game.attack) + 1 else Reason.NOT_ALLOWED

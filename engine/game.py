@@ -21,6 +21,10 @@ from engine.cards import (
     RANK_MASK,
     SIX,
     SUIT_MASK,
+    Card,
+    CardMask,
+    Seat,
+    SeatMask,
     cards_of,
     lowest,
     mask_of,
@@ -107,75 +111,97 @@ class Result:
 
 
 class Game:
-    __slots__ = (
-        "attack",
-        "auto",
-        "beaters",
-        "bout",
-        "cap",
-        "cover",
-        "defender",
-        "discard",
-        "emptied",
-        "finishers",
-        "gone",
-        "hands",
-        "known",
-        "last_defender",
-        "lead",
-        "misses",
-        "n",
-        "on_table",
-        "open",
-        "opening",
-        "out",
-        "passed",
-        "ranks",
-        "result",
-        "rules",
-        "shown",
-        "taking",
-        "talon",
-        "thr",
-        "trump",
-        "trump_card",
-        "trump_seat",
-        "version",
-    )
+    """The whole state of one game, and the rules applied to it.
+
+    Fields hold plain ints and lists (cards and seats as ints, sets of them as bit masks) because the AI plays
+    thousands of games a decision. ``legal_moves``/``push`` are the fast path, ``check``/``apply`` the
+    validated one that returns events; ``to_act``/``timeout`` drive the timers. Every field is set by exactly
+    one constructor, ``assemble`` (deals, positions, snapshots and AI worlds all go through it), and
+    ``copy`` copies each one: ``FIELDS`` names them, ``DERIVED`` the ones worked out from the others.
+    """
+
+    FIELDS = (
+        "rules", "hands", "talon", "trump", "trump_card", "trump_seat", "discard", "attack", "cover", "lead",
+        "defender", "taking", "passed", "shown", "bout", "out", "finishers", "emptied", "known", "misses",
+        "bot_seats", "last_defender", "opening", "version", "result",
+    )  # fmt: skip
+    DERIVED = ("players", "beaters", "unbeaten", "ranks", "on_table", "attack_limit", "seats_out", "throwers")
+    __slots__ = FIELDS + DERIVED
 
     rules: Rules
-    n: int
-    hands: list[int]  # per seat, a card mask
-    talon: list[int]  # pop() draws; talon[0] is the face-up trump card while it is there
-    trump: int
-    trump_card: int  # the face-up card, or in a full deal the last card dealt
-    trump_seat: int  # seat publicly holding trump_card in a full deal until it is played, else -1
-    discard: int
-    attack: list[int]  # attack cards of this bout in the order they came
-    cover: list[int]  # cover[i] covers attack[i]; -1 while unbeaten
-    open: int  # unbeaten attack cards
-    ranks: int  # every card whose rank is on the table (what may be thrown in)
-    on_table: int  # every card on the table
-    lead: int
-    defender: int
+    players: int
+    hands: list[CardMask]  # per seat
+    talon: list[Card]  # pop() draws; talon[0] is the face-up trump card while it is there
+    trump: int  # the trump suit
+    trump_card: Card  # the face-up card, or in a full deal the last card dealt (-1 once unknown)
+    trump_seat: Seat  # seat publicly holding trump_card in a full deal until it is played, else -1
+    discard: CardMask
+    attack: list[Card]  # attack cards of this bout in the order they came
+    cover: list[Card]  # cover[i] covers attack[i]; -1 while unbeaten
+    unbeaten: int  # how many attack cards are not covered
+    ranks: CardMask  # every card whose rank is on the table (what may be thrown in)
+    on_table: CardMask
+    lead: Seat
+    defender: Seat
     taking: bool
-    passed: int  # seat bits: passed since the table last changed
-    shown: int  # seat bits: showed a trump to transfer in this bout
-    thr: tuple[int, ...]  # throwers of this bout, derived from lead, defender and who is out
+    passed: SeatMask  # passed since the table last changed
+    shown: SeatMask  # showed a trump to transfer in this bout
+    throwers: tuple[Seat, ...]  # who may throw in this bout (from the defender and who is out)
     bout: int
-    cap: int  # attack cards this bout may hold at most (5 in the first bout, 6, or the hand "до завала")
-    beaters: tuple[int, ...]  # BEATERS for this game's trump
+    attack_limit: int  # attack cards this bout may hold (5 in the first bout, 6, or the hand "до завала")
+    beaters: tuple[CardMask, ...]  # BEATERS for this game's trump
     out: list[int]  # per seat: the bout in which it went out, -1 while in play
-    gone: int  # seat bits: out of play (derived from ``out``)
-    finishers: list[int]  # seats in the order they went out
-    emptied: list[int]  # per seat: the cards of the move that emptied its hand (pogony)
-    known: list[int]  # per seat: cards everybody knows it holds (picked up, shown, the public trump)
-    misses: list[int]
-    auto: int  # seat bits: played by a bot after missed moves
-    last_defender: int
-    opening: tuple[str, int]  # (Opening reason, card or -1)
+    seats_out: SeatMask  # out of play (from ``out``)
+    finishers: list[Seat]  # in the order they went out
+    emptied: list[CardMask]  # per seat: the cards of the move that emptied its hand (pogony)
+    known: list[CardMask]  # per seat: cards everybody knows it holds (picked up, shown, the public trump)
+    misses: list[int]  # per seat: missed moves in a row
+    bot_seats: SeatMask  # played by a bot (missed moves, or the player left)
+    last_defender: Seat
+    opening: tuple[str, Card]  # (Opening reason, card or -1)
     version: int
     result: Result | None
+
+    @classmethod
+    def assemble(
+        cls,
+        rules: Rules,
+        *,
+        hands: list[CardMask],
+        talon: list[Card],
+        trump: int,
+        trump_card: Card,
+        trump_seat: Seat,
+        discard: CardMask,
+        attack: list[Card],
+        cover: list[Card],
+        lead: Seat,
+        defender: Seat,
+        taking: bool,
+        passed: SeatMask,
+        shown: SeatMask,
+        bout: int,
+        out: list[int],
+        finishers: list[Seat],
+        emptied: list[CardMask],
+        known: list[CardMask],
+        misses: list[int],
+        bot_seats: SeatMask,
+        last_defender: Seat,
+        opening: tuple[str, Card],
+        version: int,
+        result: Result | None,
+    ) -> Game:
+        """A state from all of its fields (the derived ones are worked out): the one place they are set."""
+        g = cls.__new__(cls)
+        g.rules, g.hands, g.talon, g.trump, g.trump_card = rules, hands, talon, trump, trump_card
+        g.trump_seat, g.discard, g.attack, g.cover, g.lead = trump_seat, discard, attack, cover, lead
+        g.defender, g.taking, g.passed, g.shown, g.bout = defender, taking, passed, shown, bout
+        g.out, g.finishers, g.emptied, g.known, g.misses = out, finishers, emptied, known, misses
+        g.bot_seats, g.last_defender, g.opening, g.version = bot_seats, last_defender, opening, version
+        g.result = result
+        g._derive()
+        return g
 
     # ------------------------------------------------------------------ construction
 
@@ -231,44 +257,55 @@ class Game:
             raise ValueError("cards must be distinct cards of the deck")
         card_bit = BIT.__getitem__
         hand_masks = [sum(map(card_bit, h)) for h in dealt]  # a sum of distinct bits is their union
-        g = cls.__new__(cls)
-        g.rules = rules_for(options, players)
-        g.n = players
-        g.hands = hand_masks
-        g.talon = list(reversed(talon))
-        g.trump_seat = -1
-        g.known = [0] * players
+        known = [0] * players
+        trump_seat = -1
         if talon:
-            g.trump_card = talon[-1]
+            trump_card = talon[-1]
         elif trump_card is not None:
             holders = [s for s in range(players) if hand_masks[s] >> trump_card & 1]
             if not holders:
                 raise ValueError("the public trump card must be in a hand")
-            g.trump_card, g.trump_seat = trump_card, holders[0]
-            g.known[holders[0]] = 1 << trump_card
+            trump_seat = holders[0]
+            known[trump_seat] = 1 << trump_card
         elif trump_suit is not None:
-            g.trump_card = -1
+            trump_card = -1
         else:
             raise ValueError("with an empty talon, give trump_card or trump_suit")
-        g.trump = g.trump_card & 3 if g.trump_card >= 0 else int(trump_suit or 0)
-        g.beaters = BEATERS[g.trump]
-        g.discard = DECK_MASK[options.deck] ^ sum(map(card_bit, every))
-        g.attack, g.cover = [], []
-        g.open = g.ranks = g.on_table = g.passed = g.shown = 0
-        g.taking = False
-        g.bout = bout
-        g.out = [-1] * players
-        g.gone = 0
-        g.finishers, g.emptied = [], [0] * players
-        g.misses, g.auto = [0] * players, 0
-        g.last_defender, g.version, g.result = -1, 0, None
+        # Lead and defender are settled below, once it is known who is out and who leads.
+        g = cls.assemble(
+            rules_for(options, players),
+            hands=hand_masks,
+            talon=list(reversed(talon)),
+            trump=trump_card & 3 if trump_card >= 0 else int(trump_suit or 0),
+            trump_card=trump_card,
+            trump_seat=trump_seat,
+            discard=DECK_MASK[options.deck] ^ sum(map(card_bit, every)),
+            attack=[],
+            cover=[],
+            lead=0,
+            defender=0,
+            taking=False,
+            passed=0,
+            shown=0,
+            bout=bout,
+            out=[-1] * players,
+            finishers=[],
+            emptied=[0] * players,
+            known=known,
+            misses=[0] * players,
+            bot_seats=0,
+            last_defender=-1,
+            opening=(Opening.CHOSEN, -1),
+            version=0,
+            result=None,
+        )
         if not talon:
             for s in range(players):
                 if not hand_masks[s]:
                     g._go_out(s)
         g.opening = g._opening(lead, loser)
-        g.lead, g.defender, g.thr = g.rules.bout(g._opening_seat(lead, loser), g.gone)
-        g.cap = g.rules.first_cap if bout == 0 else g.rules.cap
+        g.lead, g.defender, g.throwers = g.rules.bout(g._opening_seat(lead, loser), g.seats_out)
+        g.attack_limit = g.rules.first_attack_limit if bout == 0 else g.rules.attack_limit
         if g.opening[1] >= 0:
             g.known[g.lead] |= 1 << g.opening[1]  # everybody is told which card makes them lead
         return g
@@ -296,61 +333,59 @@ class Game:
             return loser
         if reason == Opening.LEFT_OF_LOSER:
             assert loser is not None
-            return (loser + 1) % self.n
-        return next(s for s in range(self.n) if self.hands[s] >> card & 1)
+            return (loser + 1) % self.players
+        return next(s for s in range(self.players) if self.hands[s] >> card & 1)
 
     def _derive(self) -> None:
-        """Set the fields that follow from the others (for states built field by field: snapshots, worlds)."""
+        """Set the fields that follow from the others."""
+        self.players = self.rules.players
         self.beaters = BEATERS[self.trump]
-        self.open = sum(1 for c in self.cover if c < 0)
+        self.unbeaten = sum(1 for c in self.cover if c < 0)
         self.on_table = mask_of((*self.attack, *(c for c in self.cover if c >= 0)))
         self.ranks = 0
         for c in cards_of(self.on_table):
             self.ranks |= RANK_MASK[c >> 2]
-        self.cap = self.rules.first_cap if self.bout == 0 else self.rules.cap
-        self.gone = mask_of(s for s in range(self.n) if self.out[s] >= 0)
-        self.thr = self.rules.throwers(self.defender, self.gone)
+        self.attack_limit = self.rules.first_attack_limit if self.bout == 0 else self.rules.attack_limit
+        self.seats_out = mask_of(s for s in range(self.players) if self.out[s] >= 0)
+        self.throwers = self.rules.throwers(self.defender, self.seats_out)
 
     def copy(self) -> Game:
+        """An independent copy: every field of ``FIELDS`` and ``DERIVED``, lists copied (searches copy a game
+        per playout, so this is written out rather than looped)."""
         g = Game.__new__(Game)
-        g.rules, g.n, g.trump, g.trump_card, g.trump_seat = (
-            self.rules,
-            self.n,
-            self.trump,
-            self.trump_card,
-            self.trump_seat,
-        )
-        g.hands, g.talon, g.discard = self.hands[:], self.talon[:], self.discard
-        g.cap, g.beaters = self.cap, self.beaters
-        g.attack, g.cover, g.open, g.ranks, g.on_table = (
-            self.attack[:],
-            self.cover[:],
-            self.open,
-            self.ranks,
-            self.on_table,
-        )
-        g.lead, g.defender, g.taking, g.passed, g.shown = (
-            self.lead,
-            self.defender,
-            self.taking,
-            self.passed,
-            self.shown,
-        )
-        g.thr, g.bout, g.out, g.gone, g.finishers, g.emptied = (
-            self.thr,
-            self.bout,
-            self.out[:],
-            self.gone,
-            self.finishers[:],
-            self.emptied[:],
-        )
-        g.known, g.misses, g.auto = self.known[:], self.misses[:], self.auto
-        g.last_defender, g.opening, g.version, g.result = (
-            self.last_defender,
-            self.opening,
-            self.version,
-            self.result,
-        )
+        g.rules = self.rules
+        g.players = self.players
+        g.hands = self.hands[:]
+        g.talon = self.talon[:]
+        g.trump = self.trump
+        g.trump_card = self.trump_card
+        g.trump_seat = self.trump_seat
+        g.discard = self.discard
+        g.attack = self.attack[:]
+        g.cover = self.cover[:]
+        g.unbeaten = self.unbeaten
+        g.ranks = self.ranks
+        g.on_table = self.on_table
+        g.lead = self.lead
+        g.defender = self.defender
+        g.taking = self.taking
+        g.passed = self.passed
+        g.shown = self.shown
+        g.throwers = self.throwers
+        g.bout = self.bout
+        g.attack_limit = self.attack_limit
+        g.beaters = self.beaters
+        g.out = self.out[:]
+        g.seats_out = self.seats_out
+        g.finishers = self.finishers[:]
+        g.emptied = self.emptied[:]
+        g.known = self.known[:]
+        g.misses = self.misses[:]
+        g.bot_seats = self.bot_seats
+        g.last_defender = self.last_defender
+        g.opening = self.opening
+        g.version = self.version
+        g.result = self.result
         return g
 
     # ------------------------------------------------------------------ seats
@@ -368,7 +403,7 @@ class Game:
 
     def target(self, seat: int) -> int:
         """The next opponent in play clockwise: the defender against ``seat``, or whom it transfers to."""
-        return self.rules.target(seat, self.gone)
+        return self.rules.target(seat, self.seats_out)
 
     # ------------------------------------------------------------------ legal moves
 
@@ -379,14 +414,14 @@ class Game:
         if not self.attack:
             return self._leads(hand) if seat == self.lead else []
         if seat == self.defender:
-            return [] if self.taking or not self.open else self._defences(seat, hand)
+            return [] if self.taking or not self.unbeaten else self._defences(seat, hand)
         return self._throw_ins(hand) if seat in self._adders() else []
 
     def _throw_ins(self, hand: int) -> list[Move]:
         """Of a thrower who may add now: every card of a rank on the table, and Pass if the defender does
         not have to answer first."""
         moves = _each(hand & self.ranks, _THROWN)
-        if moves and (self.taking or not self.open):
+        if moves and (self.taking or not self.unbeaten):
             moves.append(_PASS)
         return moves
 
@@ -412,10 +447,10 @@ class Game:
         moves.append(_TAKE)
         if self.rules.transfer and self._transfer_open():
             same = hand & self.ranks
-            target = self.rules.target(seat, self.gone) if same else -1
+            target = self.rules.target(seat, self.seats_out) if same else -1
             if target >= 0:
                 held, count = self.hands[target].bit_count(), len(self.attack)
-                if count < self.cap and held > count:
+                if count < self.attack_limit and held > count:
                     moves += _each(same, _TRANSFERRED)
                 if self.rules.show_trump and not self.shown >> seat & 1 and held >= count:
                     moves += _each(same & SUIT_MASK[self.trump], _SHOWN)
@@ -424,7 +459,7 @@ class Game:
     def _transfer_open(self) -> bool:
         """No card covered, no Take, every attack card of one rank, and the first-bout option allows it."""
         return (
-            self.open == len(self.attack)
+            self.unbeaten == len(self.attack)
             and not self.taking
             and self.ranks == RANK_MASK[self.attack[0] >> 2]
             and (self.bout > 0 or self.rules.transfer_first_bout)
@@ -432,7 +467,7 @@ class Game:
 
     def actors(self) -> list[int]:
         """Every seat with a legal move now (throwers may add while the defender thinks)."""
-        return [s for s in range(self.n) if self.legal_moves(s)]
+        return [s for s in range(self.players) if self.legal_moves(s)]
 
     def turn(self, pick: Callable[[], float]) -> tuple[int, list[Move]]:
         """A seat on the clock and its legal moves, in one step (the playout loop): the lead attacker, the
@@ -440,7 +475,7 @@ class Game:
         several may. The game must not be over."""
         if not self.attack:
             return self.lead, self._leads(self.hands[self.lead])
-        if self.open and not self.taking:
+        if self.unbeaten and not self.taking:
             return self.defender, self._defences(self.defender, self.hands[self.defender])
         seats = self._adders()
         seat = seats[0] if len(seats) == 1 else seats[int(pick() * len(seats))]
@@ -452,7 +487,7 @@ class Game:
             return []
         if not self.attack:
             return [self.lead]
-        if self.open and not self.taking:
+        if self.unbeaten and not self.taking:
             return [self.defender]
         return self._adders()
 
@@ -461,11 +496,11 @@ class Game:
         more unbeaten cards than the defender holds), they have not passed, and they hold a rank on the
         table. With every attack card covered or taken, the bout ends when there are none."""
         hands = self.hands
-        if self.cap <= len(self.attack) or hands[self.defender].bit_count() <= self.open:
+        if self.attack_limit <= len(self.attack) or hands[self.defender].bit_count() <= self.unbeaten:
             return []
         passed, ranks = self.passed, self.ranks
         seats = []
-        for t in self.thr:  # a loop, not a comprehension: cheaper on this hot path
+        for t in self.throwers:  # a loop, not a comprehension: cheaper on this hot path
             if not passed >> t & 1 and hands[t] & ranks:
                 seats.append(t)
         return seats
@@ -474,7 +509,7 @@ class Game:
 
     def check(self, seat: int, move: Move) -> Reason | None:
         """None if ``seat`` may make ``move`` now, else the reason it may not."""
-        if not 0 <= seat < self.n:
+        if not 0 <= seat < self.players:
             return Reason.NO_SUCH_SEAT
         if self.result is not None:
             return Reason.GAME_OVER
@@ -502,14 +537,14 @@ class Game:
             led, self.ranks = _LED[mask]
             self.attack = list(led)
             self.cover = [-1] * len(led)
-            self.open = len(led)
+            self.unbeaten = len(led)
             self.on_table = mask
             if log is not None:
                 log.append(Event(EventKind.LED, seat, led))
         elif kind == _COVER:
             a, c = (move >> 3) & 63, move >> 9
             self.cover[self.attack.index(a)] = c
-            self.open -= 1
+            self.unbeaten -= 1
             self.ranks |= RANK_MASK[c >> 2]
             mask = BIT[c]
             self.on_table |= mask
@@ -541,7 +576,7 @@ class Game:
             c = move >> 3
             self.attack.append(c)
             self.cover.append(-1)
-            self.open += 1
+            self.unbeaten += 1
             self.ranks |= RANK_MASK[c >> 2]
             mask = BIT[c]
             self.on_table |= mask
@@ -562,28 +597,28 @@ class Game:
             if not self.talon:
                 self._go_out(seat)
                 if seat != self.defender:
-                    self.thr = self.rules.throwers(self.defender, self.gone)
+                    self.throwers = self.rules.throwers(self.defender, self.seats_out)
                 if log is not None:
                     log.append(Event(EventKind.WENT_OUT, seat))
         # never after a lead or a transfer: the defender is to answer
-        if (not self.open or self.taking) and not self._adders():
+        if (not self.unbeaten or self.taking) and not self._adders():
             self._end_bout(log)
 
     def _pass_attack(self, seat: int, kind: EventKind, card: int, log: list[Event] | None) -> None:
-        self.defender = d = self.rules.target(seat, self.gone)
-        self.thr = self.rules.throwers(d, self.gone)
+        self.defender = d = self.rules.target(seat, self.seats_out)
+        self.throwers = self.rules.throwers(d, self.seats_out)
         if log is not None:
             log.append(Event(kind, seat, (card,), self.defender))
 
     def _go_out(self, seat: int) -> None:
         self.out[seat] = self.bout
-        self.gone |= 1 << seat
+        self.seats_out |= 1 << seat
         self.finishers.append(seat)
 
     def settle(self) -> None:
         """End the bout if every attack card is covered or taken and no thrower may add (a state built
         field by field, as AI worlds are, may stand there)."""
-        if self.attack and (self.taking or not self.open) and not self._adders():
+        if self.attack and (self.taking or not self.unbeaten) and not self._adders():
             self._end_bout(None)
 
     def _end_bout(self, log: list[Event] | None) -> None:
@@ -596,25 +631,25 @@ class Game:
         if log is not None:
             log.append(Event(EventKind.PICKED_UP if taken else EventKind.BEATEN, d, tuple(cards_of(table))))
         self.attack, self.cover = [], []
-        self.open = self.ranks = self.on_table = self.passed = self.shown = 0
+        self.unbeaten = self.ranks = self.on_table = self.passed = self.shown = 0
         self.taking = False
         if self.talon:
             self._draw(self.lead, d, log)
         self.last_defender = d
         self.bout += 1
-        rules, gone = self.rules, self.gone
-        if gone:
-            alive = [s for s in range(self.n) if not gone >> s & 1]
+        rules, seats_out = self.rules, self.seats_out
+        if seats_out:
+            alive = [s for s in range(self.players) if not seats_out >> s & 1]
             if len(alive) <= 1 or (rules.teams and len({team_of(s) for s in alive}) == 1):
                 self._finish(log)
                 return
-        if taken or not gone >> d & 1:
-            bout = rules.bout(d, gone, taken)  # positional: a keyword call is slower here
+        if taken or not seats_out >> d & 1:
+            bout = rules.bout(d, seats_out, taken)  # positional: a keyword call is slower here
         else:  # the defender went out: its partner in play leads, else the next seat in play
-            partner = rules.partner(d, gone)
-            bout = rules.bout(partner, gone) if partner >= 0 else rules.bout(d, gone, True)
-        self.lead, self.defender, self.thr = bout
-        self.cap = rules.cap
+            partner = rules.partner(d, seats_out)
+            bout = rules.bout(partner, seats_out) if partner >= 0 else rules.bout(d, seats_out, True)
+        self.lead, self.defender, self.throwers = bout
+        self.attack_limit = rules.attack_limit
         if log is not None:
             log.append(Event(EventKind.BOUT, self.lead, target=self.defender, count=self.bout))
 
@@ -643,18 +678,18 @@ class Game:
                     return
 
     def _finish(self, log: list[Event] | None) -> None:
-        holders = tuple(s for s in range(self.n) if self.out[s] < 0)
+        holders = tuple(s for s in range(self.players) if self.out[s] < 0)
         drawn: tuple[int, ...] = ()
         if holders:
             losers = holders
         elif self.rules.options.draw:
             last = max(self.out)
-            drawn = tuple(s for s in range(self.n) if self.out[s] == last)
+            drawn = tuple(s for s in range(self.players) if self.out[s] == last)
             losers = ()
         else:
             losers = (self.last_defender,)
-        winners = [s for s in range(self.n) if s not in losers]
-        places = [0] * self.n
+        winners = [s for s in range(self.players) if s not in losers]
+        places = [0] * self.players
         for s in winners:
             places[s] = 1 + sum(1 for w in winners if self.out[w] < self.out[s])
         for s in losers:
@@ -712,28 +747,28 @@ class Game:
         return Applied(self.version, tuple(log))
 
     def _miss(self, seat: int, log: list[Event]) -> None:
-        if self.auto >> seat & 1:
+        if self.bot_seats >> seat & 1:
             return
         self.misses[seat] += 1
         if self.misses[seat] >= self.rules.miss_limit:
-            self.auto |= 1 << seat
+            self.bot_seats |= 1 << seat
             self.misses[seat] = 0
             log.append(Event(EventKind.TAKEN_OVER, seat))
 
     def is_auto(self, seat: int) -> bool:
-        return bool(self.auto >> seat & 1)
+        return bool(self.bot_seats >> seat & 1)
 
     def take_over(self, seat: int) -> Applied:
         """A bot plays ``seat`` from now on (the player left the table)."""
         log = [] if self.is_auto(seat) else [Event(EventKind.TAKEN_OVER, seat)]
-        self.auto |= 1 << seat
+        self.bot_seats |= 1 << seat
         self.version += 1
         return Applied(self.version, tuple(log))
 
     def reclaim(self, seat: int) -> Applied:
         """The player pressed "I'm back"."""
         log = [Event(EventKind.RECLAIMED, seat)] if self.is_auto(seat) else []
-        self.auto &= ~(1 << seat)
+        self.bot_seats &= ~(1 << seat)
         self.misses[seat] = 0
         self.version += 1
         return Applied(self.version, tuple(log))
@@ -750,14 +785,15 @@ class Game:
         return any(m & 7 == kind for m in self.legal_moves(seat))
 
     def state_key(self) -> tuple[object, ...]:
-        """Everything that defines the state (equality, round-trip tests)."""
-        return (
-            self.rules.options, self.n, tuple(self.hands), tuple(self.talon), self.trump, self.trump_card,
-            self.trump_seat, self.discard, tuple(self.attack), tuple(self.cover), self.lead, self.defender,
-            self.taking, self.passed, self.shown, self.bout, tuple(self.out), tuple(self.finishers),
-            tuple(self.emptied), tuple(self.known), tuple(self.misses), self.auto, self.last_defender,
-            self.opening, self.version, self.result,
-        )  # fmt: skip
+        """Everything that defines the state (equality, round-trip tests): every field of ``FIELDS``."""
+        return tuple(
+            self.rules.options
+            if name == "rules"
+            else tuple(v)
+            if isinstance(v := getattr(self, name), list)
+            else v
+            for name in self.FIELDS
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and self.state_key() == other.state_key()

@@ -1,7 +1,7 @@
 """Table options compiled for the hot path: plain attributes, lead tables, and the table's topology.
 
 Who defends, who may throw in and who leads the next bout depend only on the seats still in play, so
-each answer is worked out once per pattern of seats out (a bit mask, ``gone``) and looked up after that.
+each answer is worked out once per pattern of seats out (a bit mask, ``seats_out``) and looked up after that.
 One ``Rules`` serves every game with the same options and player count (``rules_for``), so its caches stay
 warm across the thousands of games an AI plays out.
 """
@@ -39,15 +39,15 @@ def _lead_table(shift: int, room: int) -> tuple[tuple[Move, ...], ...]:
 
 class Rules:
     __slots__ = (
-        "cap",
+        "attack_limit",
         "draw_order",
-        "first_cap",
+        "first_attack_limit",
         "lead_tables",
         "miss_limit",
-        "n",
         "neighbours",
         "next_bouts",
         "options",
+        "players",
         "show_trump",
         "targets",
         "teams",
@@ -58,9 +58,9 @@ class Rules:
 
     def __init__(self, options: Options, players: int) -> None:
         self.options = options
-        self.n = players
-        self.cap = HAND_SIZE if options.attack_cap is AttackCap.SIX else 52
-        self.first_cap = min(self.cap, 5) if options.first_bout_limit else self.cap
+        self.players = players
+        self.attack_limit = HAND_SIZE if options.attack_cap is AttackCap.SIX else 52
+        self.first_attack_limit = min(self.attack_limit, 5) if options.first_bout_limit else self.attack_limit
         self.transfer = options.variant is Variant.TRANSFER
         self.transfer_first_bout = options.transfer_first_bout
         self.show_trump = options.show_trump_transfer
@@ -80,37 +80,37 @@ class Rules:
             for lead in range(players)
             for d in range(players)
         }
-        self.targets: dict[int, int] = {}  # seat | gone << 3
-        self.throwers_of: dict[int, tuple[int, ...]] = {}  # defender | gone << 3
-        self.next_bouts: dict[int, Bout] = {}  # seat | after << 3 | gone << 4
+        self.targets: dict[int, int] = {}  # seat | seats_out << 3
+        self.throwers_of: dict[int, tuple[int, ...]] = {}  # defender | seats_out << 3
+        self.next_bouts: dict[int, Bout] = {}  # seat | after << 3 | seats_out << 4
 
     # ------------------------------------------------------------------ cached lookups
 
-    def target(self, seat: int, gone: int) -> int:
+    def target(self, seat: int, seats_out: int) -> int:
         """The next opponent in play clockwise: the defender against ``seat``, or whom it transfers to."""
-        key = seat | gone << 3
+        key = seat | seats_out << 3
         target = self.targets.get(key)
         if target is None:
-            target = self.targets[key] = self._find_target(seat, gone)
+            target = self.targets[key] = self._find_target(seat, seats_out)
         return target
 
-    def throwers(self, defender: int, gone: int) -> tuple[int, ...]:
+    def throwers(self, defender: int, seats_out: int) -> tuple[int, ...]:
         """Who may throw in against ``defender`` (the lead attacker's first card aside)."""
-        key = defender | gone << 3
+        key = defender | seats_out << 3
         throwers = self.throwers_of.get(key)
         if throwers is None:
-            throwers = self.throwers_of[key] = self._find_throwers(defender, gone)
+            throwers = self.throwers_of[key] = self._find_throwers(defender, seats_out)
         return throwers
 
-    def bout(self, seat: int, gone: int, after: bool = False) -> Bout:
+    def bout(self, seat: int, seats_out: int, after: bool = False) -> Bout:
         """The bout led by ``seat`` (``after``: by the seat after it, as when the defender took), or by the
         next seat in play if that one is out."""
-        key = seat | after << 3 | gone << 4
+        key = seat | after << 3 | seats_out << 4
         bout = self.next_bouts.get(key)
         if bout is None:
-            lead = seat if not after and not gone >> seat & 1 else self.next_in_play(seat, gone)
-            defender = self.target(lead, gone)
-            bout = self.next_bouts[key] = (lead, defender, self.throwers(defender, gone))
+            lead = seat if not after and not seats_out >> seat & 1 else self.next_in_play(seat, seats_out)
+            defender = self.target(lead, seats_out)
+            bout = self.next_bouts[key] = (lead, defender, self.throwers(defender, seats_out))
         return bout
 
     # ------------------------------------------------------------------ walking round the table
@@ -118,41 +118,41 @@ class Rules:
     def opposed(self, seat: int, other: int) -> bool:
         return team_of(seat) != team_of(other) if self.teams else seat != other
 
-    def next_in_play(self, seat: int, gone: int) -> int:
-        n = self.n
+    def next_in_play(self, seat: int, seats_out: int) -> int:
+        n = self.players
         for step in range(1, n + 1):
             s = (seat + step) % n
-            if not gone >> s & 1:
+            if not seats_out >> s & 1:
                 return s
         return -1
 
-    def partner(self, seat: int, gone: int) -> int:
+    def partner(self, seat: int, seats_out: int) -> int:
         """The first teammate of ``seat`` in play clockwise, or -1 (always -1 without teams)."""
-        for step in range(1, self.n):
-            s = (seat + step) % self.n
-            if not gone >> s & 1 and not self.opposed(s, seat):
+        for step in range(1, self.players):
+            s = (seat + step) % self.players
+            if not seats_out >> s & 1 and not self.opposed(s, seat):
                 return s
         return -1
 
-    def _find_target(self, seat: int, gone: int) -> int:
-        for step in range(1, self.n):
-            s = (seat + step) % self.n
-            if not gone >> s & 1 and self.opposed(s, seat):
+    def _find_target(self, seat: int, seats_out: int) -> int:
+        for step in range(1, self.players):
+            s = (seat + step) % self.players
+            if not seats_out >> s & 1 and self.opposed(s, seat):
                 return s
         return -1
 
-    def _find_throwers(self, defender: int, gone: int) -> tuple[int, ...]:
+    def _find_throwers(self, defender: int, seats_out: int) -> tuple[int, ...]:
         def opponent(s: int) -> bool:
-            return not gone >> s & 1 and self.opposed(s, defender)
+            return not seats_out >> s & 1 and self.opposed(s, defender)
 
         if not self.neighbours:
-            return tuple(s for s in range(self.n) if opponent(s))
+            return tuple(s for s in range(self.players) if opponent(s))
         # Only the defender's nearest opponent in play on each side (docs/rules.md §4.4): the lead attacker
         # has no right of its own, so after a transfer or with seats out it may not be one of them.
         near: set[int] = set()
         for direction in (1, -1):
-            for k in range(1, self.n):
-                s = (defender + direction * k) % self.n
+            for k in range(1, self.players):
+                s = (defender + direction * k) % self.players
                 if opponent(s):
                     near.add(s)
                     break

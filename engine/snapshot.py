@@ -78,7 +78,7 @@ def _seats(mask: int, n: int) -> list[int]:
 
 
 def to_dict(game: Game) -> dict[str, Any]:
-    n = game.n
+    n = game.players
     result = game.result
     return {
         "schema_version": SCHEMA,
@@ -101,7 +101,7 @@ def to_dict(game: Game) -> dict[str, Any]:
         "emptied": [_codes(m) for m in game.emptied],
         "known": [_codes(m) for m in game.known],
         "misses": list(game.misses),
-        "auto": _seats(game.auto, n),
+        "auto": _seats(game.bot_seats, n),
         "last_defender": game.last_defender,
         "opening": (game.opening[0], card_code(game.opening[1]) if game.opening[1] >= 0 else None),
         "version": game.version,
@@ -157,33 +157,33 @@ def _build(snap: Snapshot) -> Game:
     seats = {snap.lead, snap.defender, snap.trump_seat, snap.last_defender, *snap.finishers}
     if any(not -1 <= s < n for s in seats) or not 0 <= snap.trump < 4:
         raise SnapshotError("a seat or suit number is out of range")
-    g = Game.__new__(Game)
-    g.rules = rules_for(snap.options, n)
-    g.n = n
-    g.hands = [_mask(h) for h in snap.hands]
-    g.talon = [parse_card(c) for c in reversed(snap.talon.split())]
-    g.trump = snap.trump
-    g.trump_card = parse_card(snap.trump_card) if snap.trump_card else -1
-    g.trump_seat = snap.trump_seat
-    g.discard = _mask(snap.discard)
-    g.attack = [parse_card(a) for a, _ in snap.table]
-    g.cover = [parse_card(c) if c else -1 for _, c in snap.table]
-    g.lead, g.defender, g.taking = snap.lead, snap.defender, snap.taking
-    g.passed = mask_of(snap.passed)
-    g.shown = mask_of(snap.shown)
-    g.bout = snap.bout
-    g.out = list(snap.out)
-    g.finishers = list(snap.finishers)
-    g.emptied = [_mask(m) for m in snap.emptied]
-    g.known = [_mask(m) for m in snap.known]
-    g.misses = list(snap.misses)
-    g.auto = mask_of(snap.auto)
-    g.last_defender = snap.last_defender
-    g.opening = (snap.opening[0], parse_card(snap.opening[1]) if snap.opening[1] else -1)
-    g.version = snap.version
     r = snap.result
-    g.result = (
-        None
+    g = Game.assemble(
+        rules_for(snap.options, n),
+        hands=[_mask(h) for h in snap.hands],
+        talon=[parse_card(c) for c in reversed(snap.talon.split())],
+        trump=snap.trump,
+        trump_card=parse_card(snap.trump_card) if snap.trump_card else -1,
+        trump_seat=snap.trump_seat,
+        discard=_mask(snap.discard),
+        attack=[parse_card(a) for a, _ in snap.table],
+        cover=[parse_card(c) if c else -1 for _, c in snap.table],
+        lead=snap.lead,
+        defender=snap.defender,
+        taking=snap.taking,
+        passed=mask_of(snap.passed),
+        shown=mask_of(snap.shown),
+        bout=snap.bout,
+        out=list(snap.out),
+        finishers=list(snap.finishers),
+        emptied=[_mask(m) for m in snap.emptied],
+        known=[_mask(m) for m in snap.known],
+        misses=list(snap.misses),
+        bot_seats=mask_of(snap.auto),
+        last_defender=snap.last_defender,
+        opening=(snap.opening[0], parse_card(snap.opening[1]) if snap.opening[1] else -1),
+        version=snap.version,
+        result=None
         if r is None
         else Result(
             places=tuple(r.places),
@@ -194,9 +194,8 @@ def _build(snap: Snapshot) -> Game:
             pogony=r.pogony,
             losing_team=r.losing_team,
             bouts=r.bouts,
-        )
+        ),
     )
-    g._derive()
     _check_cards(g)
     return g
 

@@ -58,12 +58,12 @@ def _place(game: Game, seat: int) -> int | None:
         return None
     if game.result is not None:
         return game.result.places[seat]
-    return 1 + sum(1 for s in range(game.n) if 0 <= game.out[s] < game.out[seat])
+    return 1 + sum(1 for s in range(game.players) if 0 <= game.out[s] < game.out[seat])
 
 
 def view(game: Game, seat: int | None = None) -> View:
     """The view of ``seat``, or the public view with ``seat=None``."""
-    n = game.n
+    n = game.players
     holder = next(
         (s for s in range(n) if game.trump_card >= 0 and game.known[s] >> game.trump_card & 1), None
     )
@@ -84,7 +84,7 @@ def view(game: Game, seat: int | None = None) -> View:
         taking=game.taking,
         passed=tuple(s for s in range(n) if game.passed >> s & 1),
         shown=tuple(s for s in range(n) if game.shown >> s & 1),
-        throwers=tuple(game.thr),
+        throwers=tuple(game.throwers),
         bout=game.bout,
         seats=tuple(
             SeatInfo(

@@ -124,7 +124,7 @@ class SearchPlayer:
                 if fresh:
                     break
             result = world.result if world.result is not None else playout(world, rand)
-            r = rewards(result, world.n)
+            r = rewards(result, world.players)
             for n in path[1:]:
                 n.visits += 1
                 n.total += r[n.seat]

@@ -4,7 +4,7 @@ information; alpha-beta with a transposition table finds its value.
 Values are what the game is worth to one seat with best play on both sides: 1 escaping, ½ a draw, 0 losing.
 Only the seats on the clock move, as at a table with timers (throwers wait for the defender).
 
-With the talon gone a game can cycle (both sides taking cards back and forth); a position that repeats on
+With the talon seats_out a game can cycle (both sides taking cards back and forth); a position that repeats on
 the line being searched is scored as a draw. A side that wins never needs a cycle (the loser must keep
 taking voluntarily), so this changes no win into a loss.
 """
@@ -26,13 +26,13 @@ class OutOfBudget(Exception):
 
 def sides(game: Game) -> int:
     """How many sides still hold cards (teams count as one)."""
-    return len({game.team(s) for s in range(game.n) if game.out[s] < 0})
+    return len({game.team(s) for s in range(game.players) if game.out[s] < 0})
 
 
 def position_key(g: Game) -> tuple[object, ...]:
     return (
         tuple(g.hands), tuple(g.talon), tuple(g.attack), tuple(g.cover), g.taking, g.passed, g.shown,
-        g.lead, g.defender, g.gone, g.cap,
+        g.lead, g.defender, g.seats_out, g.attack_limit,
     )  # fmt: skip
 
 
@@ -71,7 +71,7 @@ class Solver:
 
     def _search(self, g: Game, alpha: float, beta: float) -> float:
         if g.result is not None:
-            return rewards(g.result, g.n)[self.seat]
+            return rewards(g.result, g.players)[self.seat]
         key = position_key(g)
         if key in self._line:
             return DRAW

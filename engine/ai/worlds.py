@@ -103,29 +103,34 @@ class Worlds:
 def _template(view: View) -> Game:
     """The public part of the game as a ``Game`` (hands and talon are filled in per world)."""
     options, n = view.options, view.players
-    g = Game.__new__(Game)
-    g.rules = rules_for(options, n)
-    g.n = n
-    g.hands, g.talon = [0] * n, []
-    g.trump = view.trump
-    g.trump_card = view.trump_card if view.trump_card is not None else -1
-    g.trump_seat = -1
-    g.discard = mask_of(view.seen)
-    g.attack = [a for a, _ in view.table]
-    g.cover = [c if c is not None else -1 for _, c in view.table]
-    g.lead, g.defender, g.taking = view.lead, view.defender, view.taking
-    g.passed, g.shown = mask_of(view.passed), mask_of(view.shown)
-    g.bout = view.bout
     # Only the order in which seats went out matters from here on: dense ranks of their places, all below
     # the current bout, keep "went out in the last bout" (a draw) for seats that go out in this world.
     places = sorted({info.place for info in view.seats if info.place is not None})
-    g.out = [-1 if info.place is None else places.index(info.place) for info in view.seats]
-    g.finishers = sorted((s for s in range(n) if g.out[s] >= 0), key=lambda s: g.out[s])
-    g.emptied = [0] * n
-    g.known = [mask_of(info.known) for info in view.seats]
-    g.misses, g.auto = [0] * n, 0
-    g.last_defender = view.defender
-    g.opening = (view.opening[0], -1 if view.opening[1] is None else view.opening[1])
-    g.version, g.result = view.version, None
-    g._derive()
-    return g
+    out = [-1 if info.place is None else places.index(info.place) for info in view.seats]
+    return Game.assemble(
+        rules_for(options, n),
+        hands=[0] * n,
+        talon=[],
+        trump=view.trump,
+        trump_card=view.trump_card if view.trump_card is not None else -1,
+        trump_seat=-1,
+        discard=mask_of(view.seen),
+        attack=[a for a, _ in view.table],
+        cover=[c if c is not None else -1 for _, c in view.table],
+        lead=view.lead,
+        defender=view.defender,
+        taking=view.taking,
+        passed=mask_of(view.passed),
+        shown=mask_of(view.shown),
+        bout=view.bout,
+        out=out,
+        finishers=sorted((s for s in range(n) if out[s] >= 0), key=lambda s: out[s]),
+        emptied=[0] * n,
+        known=[mask_of(info.known) for info in view.seats],
+        misses=[0] * n,
+        bot_seats=0,
+        last_defender=view.defender,
+        opening=(view.opening[0], -1 if view.opening[1] is None else view.opening[1]),
+        version=view.version,
+        result=None,
+    )

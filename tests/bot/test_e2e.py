@@ -52,7 +52,7 @@ async def test_whole_games_by_pressing_buttons(
         game = live.game
         assert game is not None
         hidden = set()
-        for s in range(game.n):
+        for s in range(game.players):
             hidden |= set(cards_of(game.hands[s] & ~game.known[s]))
         hidden.discard(game.trump_card)
         for message in fake.bot_messages(GROUP):
@@ -647,6 +647,8 @@ async def test_starting_alone_or_with_a_wrong_team_size_is_refused(harness: Harn
     assert "exactly 4 or 6" in str(answer.get("text"))
     for user in (2, 3):
         await press_and_wait(fake, user, GROUP, lobby.message_id, f"L:{table_id(lobby)}:leave")
-    await fake.wait_for(lambda: "Cid" not in fake.messages[GROUP][lobby.message_id].text, what="Cid gone")
+    await fake.wait_for(
+        lambda: "Cid" not in fake.messages[GROUP][lobby.message_id].text, what="Cid seats_out"
+    )
     answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
     assert "At least 2 players" in str(answer.get("text"))

@@ -47,7 +47,7 @@ def test_the_group_never_sees_a_hidden_card(language: str) -> None:
             public = view(g)
             text = table_text(public, NAMES, t, recent=["…"])
             hidden = set()
-            for s in range(g.n):
+            for s in range(g.players):
                 hidden |= set(cards_of(g.hands[s] & ~g.known[s]))
             hidden -= {g.trump_card}
             # "10♥" contains "0♥", never another card: no card text is a substring of another's.

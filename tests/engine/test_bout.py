@@ -151,7 +151,7 @@ def test_first_bout_five_off_and_later_bouts_allow_six() -> None:
 
 def test_24_card_deck_has_no_first_bout_limit_by_default() -> None:
     g = position(["9s 9c 9d Th Jc Ks", "Ts Tc Td Jh Qc Kc"], talon="Qs Ah", bout=0, deck=24)
-    assert g.cap == 6
+    assert g.attack_limit == 6
 
 
 def test_a_pass_holds_until_the_table_changes() -> None:

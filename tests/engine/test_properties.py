@@ -50,8 +50,8 @@ def check_invariants(g: Game) -> None:
         total |= m
     assert total == DECK_MASK[g.options.deck], "cards were lost or made up"
     assert len(g.talon) == len(set(g.talon))
-    assert not (g.talon and g.gone), "a seat went out while the talon lasts"
-    for s in range(g.n):
+    assert not (g.talon and g.seats_out), "a seat went out while the talon lasts"
+    for s in range(g.players):
         assert g.known[s] & ~g.hands[s] == 0, "a card is 'known' in a hand that does not hold it"
     if g.over:
         return
@@ -62,13 +62,13 @@ def check_invariants(g: Game) -> None:
         seat, moves = g.turn(lambda: draw)  # noqa: B023 - called at once
         assert seat in g.to_act() and moves == g.legal_moves(seat), "turn() disagrees with to_act()"
     if g.attack:
-        assert g.open <= g.hands[g.defender].bit_count(), "more unbeaten cards than the defender holds"
-        assert len(g.attack) <= g.cap, "attack cap exceeded"
-        assert g.open == sum(1 for c in g.cover if c < 0)
+        assert g.unbeaten <= g.hands[g.defender].bit_count(), "more unbeaten cards than the defender holds"
+        assert len(g.attack) <= g.attack_limit, "attack cap exceeded"
+        assert g.unbeaten == sum(1 for c in g.cover if c < 0)
         for a, c in zip(g.attack, g.cover, strict=True):
             if c >= 0:
                 assert (c & 3 == a & 3 and c > a) or (c & 3 == g.trump and a & 3 != g.trump), "bad cover"
-        assert g.defender not in g.thr and all(g.team(t) != g.team(g.defender) for t in g.thr)
+        assert g.defender not in g.throwers and all(g.team(t) != g.team(g.defender) for t in g.throwers)
     else:
         assert g.hands[g.lead] and g.out[g.lead] < 0
     assert g.out[g.defender] < 0 or not g.attack
@@ -89,10 +89,10 @@ def random_move(rng: random.Random, g: Game) -> Move:
 
 
 def check_views(g: Game) -> None:
-    for s in range(g.n):
+    for s in range(g.players):
         v = view(g, s)
         assert set(v.hand) == set(cards_of(g.hands[s]))
-        others = mask_of(c for o in range(g.n) if o != s for c in cards_of(g.hands[o] & ~g.known[o]))
+        others = mask_of(c for o in range(g.players) if o != s for c in cards_of(g.hands[o] & ~g.known[o]))
         exposed = mask_of(v.hand) | mask_of(c for info in v.seats for c in info.known)
         assert not exposed & others, "a seat's view shows another seat's hidden card"
     assert view(g).hand == ()

@@ -25,7 +25,7 @@ from tests.engine.test_properties import MAX_STEPS, check_invariants, tables
 def hidden(g: Game, seat: int) -> int:
     """The cards ``seat`` cannot place: other hands' unknown cards and the talon above its bottom card."""
     mask = mask_of(g.talon[1:])
-    for s in range(g.n):
+    for s in range(g.players):
         if s != seat:
             mask |= g.hands[s] & ~g.known[s]
     return mask
@@ -39,12 +39,12 @@ def check_worlds(g: Game, seat: int, rng: random.Random) -> None:
     for _ in range(3):
         w = worlds.deal()
         assert w.hands[seat] == g.hands[seat]
-        for s in range(g.n):
+        for s in range(g.players):
             assert w.hands[s].bit_count() == g.hands[s].bit_count()
             assert g.known[s] & ~w.hands[s] == 0, "a publicly known card is missing from its holder"
             assert w.hands[s] & ~k.possible(s) == 0 and g.hands[s] & ~k.possible(s) == 0
         assert len(w.talon) == len(g.talon) and w.talon[:1] == g.talon[:1], "the face-up trump is drawn last"
-        assert (w.attack, w.cover, w.discard, w.thr) == (g.attack, g.cover, g.discard, g.thr)
+        assert (w.attack, w.cover, w.discard, w.throwers) == (g.attack, g.cover, g.discard, g.throwers)
         assert hidden(w, seat) == hidden(g, seat), "the unseen cards are dealt into the hidden places"
         # Who else is on the clock may differ: a thrower waits only if it holds a card to add.
         assert (seat in w.to_act()) == (seat in g.to_act()) and w.legal_moves(seat) == g.legal_moves(seat)
@@ -66,7 +66,7 @@ def test_worlds_agree_with_everything_public(table: tuple[Options, int], seed: i
         seats = g.to_act()
         check_worlds(g, seats[0], rng)
         if rng.random() < 0.3:
-            check_worlds(g, rng.randrange(g.n), rng)
+            check_worlds(g, rng.randrange(g.players), rng)
         seat = rng.choice(seats)
         g.push(seat, rng.choice(g.legal_moves(seat)))
 
@@ -115,7 +115,7 @@ def test_every_computer_player_makes_only_legal_moves(table: tuple[Options, int]
         SearchPlayer(iterations=8, seed=seed, solver_nodes=300),
     ]
     g = Game.deal(options, players, rng=rng)
-    for step in range(MAX_STEPS):  # the players may cycle once the talon is gone: see the policy test
+    for step in range(MAX_STEPS):  # the players may cycle once the talon is seats_out: see the policy test
         if g.over:
             break
         seat = rng.choice(g.to_act())
@@ -131,7 +131,7 @@ def test_the_playout_policy_only_makes_legal_moves(table: tuple[Options, int], s
     options, players = table
     rng = random.Random(seed)
     g = Game.deal(options, players, rng=rng)
-    # The policy alone is deterministic and may take cards back and forth for ever once the talon is gone
+    # The policy alone is deterministic and may take cards back and forth for ever once the talon is seats_out
     # (about one game in 20,000); playouts break such cycles with their random moves.
     for _ in range(MAX_STEPS):
         if g.over:
@@ -153,7 +153,7 @@ def brute_force(
     """Plain minimax: no table, no pruning; a position repeating on the line is a draw. ``budget`` is a
     one-item node counter: past it, the position is too big to check this way."""
     if g.result is not None:
-        return rewards(g.result, g.n)[me]
+        return rewards(g.result, g.players)[me]
     key = position_key(g)
     if key in line:
         return DRAW

@@ -28,7 +28,7 @@ def test_transfer_goes_to_the_next_active_opponent() -> None:
     do(g, 1, "r7c")
     assert g.defender == 2
     # Now seat 0 is the defender's partner: it may not throw in; seats 1 and 3 attack.
-    assert g.thr == (1, 3)
+    assert g.throwers == (1, 3)
     assert "t7d" in moves(g, 3)
 
 
@@ -55,7 +55,7 @@ def test_team_play_with_six_players() -> None:
     g = position(["7s 6c", "8s", "9s", "Ts", "Js", "Qs Ks"], trump="h", teams=True)
     assert g.defender == 1
     do(g, 0, "l7s")
-    assert g.thr == (0, 2, 4)
+    assert g.throwers == (0, 2, 4)
 
 
 @pytest.mark.parametrize("players", [2, 3, 5])
