@@ -59,6 +59,16 @@ def mask_of(cards: Iterable[int]) -> int:
     return mask
 
 
+def rank(card: Card) -> int:
+    """0 for a two … 12 for an ace."""
+    return card >> 2
+
+
+def suit(card: Card) -> int:
+    """0..3 for ♠ ♣ ♦ ♥."""
+    return card & 3
+
+
 def lowest(mask: int) -> int:
     """The lowest card of a non-empty mask (lowest rank, then suit order ♠ ♣ ♦ ♥)."""
     return (mask & -mask).bit_length() - 1
@@ -66,12 +76,12 @@ def lowest(mask: int) -> int:
 
 def card_str(card: int) -> str:
     """Display form: ``10♥``, ``Q♠``."""
-    return RANKS[card >> 2] + SUITS[card & 3]
+    return RANKS[rank(card)] + SUITS[suit(card)]
 
 
 def card_code(card: int) -> str:
     """Compact ASCII form used in move strings and snapshots: ``Th``, ``Qs``."""
-    return RANK_CODES[card >> 2] + SUIT_CODES[card & 3]
+    return RANK_CODES[rank(card)] + SUIT_CODES[suit(card)]
 
 
 _SUIT_LOOKUP = {**{c: i for i, c in enumerate(SUIT_CODES)}, **{c: i for i, c in enumerate(SUITS)}}

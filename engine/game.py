@@ -28,6 +28,7 @@ from engine.cards import (
     cards_of,
     lowest,
     mask_of,
+    rank,
 )
 from engine.diagnose import why_illegal
 from engine.events import Event, EventKind, IllegalMove, Reason
@@ -340,13 +341,14 @@ class Game:
         """Set the fields that follow from the others."""
         self.players = self.rules.players
         self.beaters = BEATERS[self.trump]
-        self.unbeaten = sum(1 for c in self.cover if c < 0)
-        self.on_table = mask_of((*self.attack, *(c for c in self.cover if c >= 0)))
-        self.ranks = 0
-        for c in cards_of(self.on_table):
-            self.ranks |= RANK_MASK[c >> 2]
+        self.unbeaten = self.cover.count(-1)
+        self.on_table = self.ranks = 0
+        if self.attack:  # a fresh deal (the common case) has nothing on the table
+            self.on_table = mask_of((*self.attack, *(c for c in self.cover if c >= 0)))
+            for c in cards_of(self.on_table):
+                self.ranks |= RANK_MASK[rank(c)]
         self.attack_limit = self.rules.first_attack_limit if self.bout == 0 else self.rules.attack_limit
-        self.seats_out = mask_of(s for s in range(self.players) if self.out[s] >= 0)
+        self.seats_out = mask_of(s for s, bout in enumerate(self.out) if bout >= 0) if self.finishers else 0
         self.throwers = self.rules.throwers(self.defender, self.seats_out)
 
     def copy(self) -> Game:
