@@ -4,25 +4,43 @@ sure that never happens)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from engine.cards import BEATERS, RANK_MASK, SUIT_MASK, mask_of
+from engine.cards import BEATERS, RANK_MASK, SUIT_MASK, Card, CardMask, Seat, SeatMask, lowest, mask_of, rank
 from engine.events import Reason
-from engine.moves import Kind, Move, cards
+from engine.moves import Kind, Move, cards, well_formed
+from engine.moves import kind as kind_of
+from engine.rules import Rules
 
-if TYPE_CHECKING:
-    from engine.game import Game
+
+class Position(Protocol):
+    """What an explanation reads of a game (``engine.game.Game`` has it all)."""
+
+    rules: Rules
+    hands: list[CardMask]
+    trump: int
+    attack: list[Card]
+    cover: list[Card]
+    unbeaten: int
+    ranks: CardMask
+    lead: Seat
+    defender: Seat
+    taking: bool
+    passed: SeatMask
+    shown: SeatMask
+    throwers: tuple[Seat, ...]
+    bout: int
+    attack_limit: int
+    out: list[int]
+
+    def target(self, seat: Seat) -> Seat: ...
 
 
-def why_illegal(game: Game, seat: int, move: Move) -> Reason:
-    if move < 0 or move & 7 > Kind.SHOW_TRUMP or (move & 7 != Kind.LEAD and move >> 15):
+def why_illegal(game: Position, seat: int, move: Move) -> Reason:
+    if not well_formed(move):
         return Reason.MALFORMED
-    if move & 7 == Kind.LEAD and not 0 < move >> 3 < 1 << 52:
-        return Reason.MALFORMED
-    kind = Kind(move & 7)
+    kind = kind_of(move)
     played = cards(move)
-    if any(c > 51 for c in played) or (kind in (Kind.TAKE, Kind.PASS) and move >> 3):
-        return Reason.MALFORMED
     if game.out[seat] >= 0:
         return Reason.PLAYER_OUT
     hand = game.hands[seat]
@@ -60,14 +78,14 @@ def why_illegal(game: Game, seat: int, move: Move) -> Reason:
     return _transfer(game, seat, kind, played[0])
 
 
-def _lead(game: Game, seat: int, mask: int) -> Reason:
+def _lead(game: Position, seat: int, mask: int) -> Reason:
     if game.attack:
         return Reason.ALREADY_LED
     if seat != game.lead:
         return Reason.NOT_YOUR_LEAD
     if mask & ~game.hands[seat]:
         return Reason.NOT_IN_HAND
-    if mask & ~RANK_MASK[(mask & -mask).bit_length() - 1 >> 2]:
+    if mask & ~RANK_MASK[rank(lowest(mask))]:
         return Reason.LEAD_ONE_RANK
     if mask.bit_count() > game.attack_limit:
         return Reason.CAP_REACHED
@@ -76,7 +94,7 @@ def _lead(game: Game, seat: int, mask: int) -> Reason:
     return Reason.NOT_ALLOWED
 
 
-def _add(game: Game, seat: int, card: int) -> Reason | None:
+def _add(game: Position, seat: int, card: int) -> Reason | None:
     """Why ``seat`` may not add ``card`` to the table as an attack card."""
     if seat == game.defender:
         return Reason.DEFENDER_CANNOT_THROW
@@ -91,7 +109,7 @@ def _add(game: Game, seat: int, card: int) -> Reason | None:
     return _limits(game, 1)
 
 
-def _limits(game: Game, extra: int) -> Reason | None:
+def _limits(game: Position, extra: int) -> Reason | None:
     if len(game.attack) + extra > game.attack_limit:
         return Reason.CAP_REACHED
     if game.unbeaten + extra > game.hands[game.defender].bit_count():
@@ -99,7 +117,7 @@ def _limits(game: Game, extra: int) -> Reason | None:
     return None
 
 
-def _transfer(game: Game, seat: int, kind: Kind, card: int) -> Reason:
+def _transfer(game: Position, seat: int, kind: Kind, card: int) -> Reason:
     if not game.rules.transfer:
         return Reason.TRANSFER_NOT_PLAYED
     if kind == Kind.SHOW_TRUMP and not game.rules.show_trump:
@@ -112,7 +130,7 @@ def _transfer(game: Game, seat: int, kind: Kind, card: int) -> Reason:
         return Reason.TRANSFER_FIRST_BOUT
     if not game.hands[seat] >> card & 1:
         return Reason.NOT_IN_HAND
-    if game.ranks != RANK_MASK[card >> 2]:
+    if game.ranks != RANK_MASK[rank(card)]:
         return Reason.TRANSFER_RANK
     target = game.target(seat)
     if target < 0:

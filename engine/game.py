@@ -32,16 +32,30 @@ from engine.cards import (
 )
 from engine.diagnose import why_illegal
 from engine.events import Event, EventKind, IllegalMove, Reason
-from engine.moves import Kind, Move
+from engine.moves import (
+    CARD_MASK,
+    CARDS_SHIFT,
+    COVER_KIND,
+    COVER_ON,
+    COVER_SHIFT,
+    COVERING_PART,
+    KIND_MASK,
+    LEAD_KIND,
+    PASS,
+    PASS_KIND,
+    SHOW_TRUMP_KIND,
+    SHOW_TRUMP_OF,
+    TAKE,
+    TAKE_KIND,
+    THROW_IN_OF,
+    TRANSFER_KIND,
+    TRANSFER_OF,
+    Kind,
+    Move,
+    lead_of,
+)
 from engine.options import Options, RematchLead
 from engine.rules import HAND_SIZE, Rules, rules_for, team_of
-
-_LEAD, _THROW_IN, _COVER, _TAKE, _PASS, _TRANSFER, _SHOW = range(7)
-# a card's bit -> a move with that card: a throw-in, a transfer, a shown trump, or the covering card's part
-_THROWN = {1 << c: _THROW_IN | c << 3 for c in range(52)}
-_TRANSFERRED = {1 << c: _TRANSFER | c << 3 for c in range(52)}
-_SHOWN = {1 << c: _SHOW | c << 3 for c in range(52)}
-_COVERING = {1 << c: c << 9 for c in range(52)}
 
 
 def _each(mask: int, move_of: dict[int, Move]) -> list[Move]:
@@ -422,9 +436,9 @@ class Game:
     def _throw_ins(self, hand: int) -> list[Move]:
         """Of a thrower who may add now: every card of a rank on the table, and Pass if the defender does
         not have to answer first."""
-        moves = _each(hand & self.ranks, _THROWN)
+        moves = _each(hand & self.ranks, THROW_IN_OF)
         if moves and (self.taking or not self.unbeaten):
-            moves.append(_PASS)
+            moves.append(PASS)
         return moves
 
     def _leads(self, hand: int) -> list[Move]:
@@ -436,26 +450,26 @@ class Game:
         return moves
 
     def _defences(self, seat: int, hand: int) -> list[Move]:
-        beaters, covering = self.beaters, _COVERING
+        beaters, covering = self.beaters, COVERING_PART
         moves = []
         for a, c in zip(self.attack, self.cover):  # noqa: B905 - equal lengths; a keyword slows the hot path
             if c < 0:
                 m = hand & beaters[a]
-                on = _COVER | a << 3
+                on = COVER_ON[a]
                 while m:
                     low = m & -m
                     moves.append(on | covering[low])
                     m ^= low
-        moves.append(_TAKE)
+        moves.append(TAKE)
         if self.rules.transfer and self._transfer_open():
             same = hand & self.ranks
             target = self.rules.target(seat, self.seats_out) if same else -1
             if target >= 0:
                 held, count = self.hands[target].bit_count(), len(self.attack)
                 if count < self.attack_limit and held > count:
-                    moves += _each(same, _TRANSFERRED)
+                    moves += _each(same, TRANSFER_OF)
                 if self.rules.show_trump and not self.shown >> seat & 1 and held >= count:
-                    moves += _each(same & SUIT_MASK[self.trump], _SHOWN)
+                    moves += _each(same & SUIT_MASK[self.trump], SHOW_TRUMP_OF)
         return moves
 
     def _transfer_open(self) -> bool:
@@ -533,9 +547,9 @@ class Game:
     def push(self, seat: int, move: Move, log: list[Event] | None = None) -> None:
         """Apply a move known to be legal (one of legal_moves): no checks, and events only if ``log`` is
         given. The playout path; everybody else calls ``apply``."""
-        kind = move & 7
-        if kind == _LEAD:
-            mask = move >> 3
+        kind = move & KIND_MASK
+        if kind == LEAD_KIND:
+            mask = move >> CARDS_SHIFT
             led, self.ranks = _LED[mask]
             self.attack = list(led)
             self.cover = [-1] * len(led)
@@ -543,8 +557,8 @@ class Game:
             self.on_table = mask
             if log is not None:
                 log.append(Event(EventKind.LED, seat, led))
-        elif kind == _COVER:
-            a, c = (move >> 3) & 63, move >> 9
+        elif kind == COVER_KIND:
+            a, c = (move >> CARDS_SHIFT) & CARD_MASK, move >> COVER_SHIFT
             self.cover[self.attack.index(a)] = c
             self.unbeaten -= 1
             self.ranks |= RANK_MASK[c >> 2]
@@ -553,29 +567,29 @@ class Game:
             self.passed = 0
             if log is not None:
                 log.append(Event(EventKind.COVERED, seat, (a, c)))
-        elif kind == _TAKE:
+        elif kind == TAKE_KIND:
             self.taking = True
             if log is not None:
                 log.append(Event(EventKind.TOOK, seat))
             if not self._adders():
                 self._end_bout(log)
             return
-        elif kind == _PASS:  # legal only with nothing to cover or after Take
+        elif kind == PASS_KIND:  # legal only with nothing to cover or after Take
             self.passed |= BIT[seat]
             if log is not None:
                 log.append(Event(EventKind.PASSED, seat))
             if not self._adders():
                 self._end_bout(log)
             return
-        elif kind == _SHOW:  # the trump stays in hand, now known to all; the new defender is to answer
-            c = move >> 3
+        elif kind == SHOW_TRUMP_KIND:  # the trump stays in hand, now known to all; the new defender answers
+            c = move >> CARDS_SHIFT
             self.known[seat] |= BIT[c]
             self.shown |= BIT[seat]
             self.passed = 0
             self._pass_attack(seat, EventKind.SHOWED_TRUMP, c, log)
             return
         else:  # a throw-in or a transfer
-            c = move >> 3
+            c = move >> CARDS_SHIFT
             self.attack.append(c)
             self.cover.append(-1)
             self.unbeaten += 1
@@ -583,7 +597,7 @@ class Game:
             mask = BIT[c]
             self.on_table |= mask
             self.passed = 0
-            if kind == _TRANSFER:
+            if kind == TRANSFER_KIND:
                 self._pass_attack(seat, EventKind.TRANSFERRED, c, log)
             elif log is not None:
                 log.append(Event(EventKind.THREW_IN, seat, (c,)))
@@ -723,8 +737,8 @@ class Game:
         if not self.attack:
             hand = self.hands[seat]
             plain = hand & ~SUIT_MASK[self.trump]
-            return 1 << lowest(plain or hand) << 3
-        return _TAKE if seat == self.defender else _PASS
+            return lead_of(BIT[lowest(plain or hand)])
+        return TAKE if seat == self.defender else PASS
 
     def timeout(self) -> Applied:
         """Every seat on the clock ran out of time: apply what a timeout does and count missed moves."""
@@ -738,12 +752,12 @@ class Game:
                 self._miss(s, log)
         for s in waiting:
             move = moves[s]
-            if move == _PASS:
+            if move == PASS:
                 self.passed |= 1 << s  # settle once after all passes, not per pass
                 log.append(Event(EventKind.PASSED, s))
             elif move is not None:
                 self.push(s, move, log)
-        if waiting and self.attack and moves[waiting[0]] == _PASS and not self._adders():
+        if waiting and self.attack and moves[waiting[0]] == PASS and not self._adders():
             self._end_bout(log)
         self.version += 1
         return Applied(self.version, tuple(log))
@@ -784,7 +798,7 @@ class Game:
         return list(cards_of(self.hands[seat]))
 
     def kind_allowed(self, seat: int, kind: Kind) -> bool:
-        return any(m & 7 == kind for m in self.legal_moves(seat))
+        return any(m & KIND_MASK == kind for m in self.legal_moves(seat))
 
     def state_key(self) -> tuple[object, ...]:
         """Everything that defines the state (equality, round-trip tests): every field of ``FIELDS``."""

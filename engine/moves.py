@@ -1,7 +1,9 @@
 """Moves as ints, with compact strings that round-trip (the format of callback data and the event log).
 
 A move is ``kind | payload << 3``. Payloads: a lead carries the mask of its cards; a throw-in, transfer or
-shown trump one card; a cover the attack card and the covering card. Take and pass carry nothing.
+shown trump one card; a cover the attack card and the covering card. Take and pass carry nothing. This module
+owns that encoding: the rest of the engine builds and reads moves through its functions, or on hot paths
+through the constants and per-card tables below, never with bit shifts of its own.
 
 Strings: ``l6s6c`` lead 6♠ 6♣ · ``t7h`` throw in 7♥ · ``c7h8h`` cover 7♥ with 8♥ · ``x`` take · ``p`` pass
 · ``r7d`` transfer with 7♦ · ``s7d`` transfer by showing the trump 7♦.
@@ -26,8 +28,25 @@ class Kind(IntEnum):
     SHOW_TRUMP = 6
 
 
-TAKE: Move = Kind.TAKE
-PASS: Move = Kind.PASS
+TAKE: Move = int(Kind.TAKE)
+PASS: Move = int(Kind.PASS)
+
+# For hot loops, where an IntEnum member would cost an attribute lookup each time: the kinds as plain ints,
+# and the layout (``move & KIND_MASK`` is the kind, ``move >> CARDS_SHIFT`` a lead's card mask or the one card
+# of a throw-in, transfer or shown trump; a cover's attack card is ``move >> CARDS_SHIFT & CARD_MASK`` and its
+# covering card ``move >> COVER_SHIFT``).
+LEAD_KIND, THROW_IN_KIND, COVER_KIND = int(Kind.LEAD), int(Kind.THROW_IN), int(Kind.COVER)
+TAKE_KIND, PASS_KIND = int(Kind.TAKE), int(Kind.PASS)
+TRANSFER_KIND, SHOW_TRUMP_KIND = int(Kind.TRANSFER), int(Kind.SHOW_TRUMP)
+KIND_MASK, CARDS_SHIFT, CARD_MASK, COVER_SHIFT = 7, 3, 63, 9
+
+# A card's bit -> the move that plays that card: thrown in, transferred with, shown, or (COVERING_PART) the
+# covering card's part of a cover, to be or-ed with COVER_ON[attack card].
+THROW_IN_OF = {1 << c: THROW_IN_KIND | c << CARDS_SHIFT for c in range(52)}
+TRANSFER_OF = {1 << c: TRANSFER_KIND | c << CARDS_SHIFT for c in range(52)}
+SHOW_TRUMP_OF = {1 << c: SHOW_TRUMP_KIND | c << CARDS_SHIFT for c in range(52)}
+COVERING_PART = {1 << c: c << COVER_SHIFT for c in range(52)}
+COVER_ON = tuple(COVER_KIND | c << CARDS_SHIFT for c in range(52))
 
 _LETTER = {
     Kind.LEAD: "l",
@@ -42,39 +61,63 @@ _KIND = {letter: kind for kind, letter in _LETTER.items()}
 
 
 def lead(*cards: int) -> Move:
-    return mask_of(cards) << 3
+    return lead_of(mask_of(cards))
+
+
+def lead_of(mask: int) -> Move:
+    """The lead of every card of ``mask`` (one rank, for the lead to be legal)."""
+    return mask << CARDS_SHIFT
+
+
+def led(move: Move) -> int:
+    """A lead's card mask."""
+    return move >> CARDS_SHIFT
 
 
 def throw_in(card: int) -> Move:
-    return Kind.THROW_IN | card << 3
+    return THROW_IN_KIND | card << CARDS_SHIFT
 
 
 def cover(attack: int, card: int) -> Move:
-    return Kind.COVER | attack << 3 | card << 9
+    return COVER_ON[attack] | card << COVER_SHIFT
 
 
 def transfer(card: int) -> Move:
-    return Kind.TRANSFER | card << 3
+    return TRANSFER_KIND | card << CARDS_SHIFT
 
 
 def show_trump(card: int) -> Move:
-    return Kind.SHOW_TRUMP | card << 3
+    return SHOW_TRUMP_KIND | card << CARDS_SHIFT
 
 
 def kind(move: Move) -> Kind:
-    return Kind(move & 7)
+    return Kind(move & KIND_MASK)
 
 
 def cards(move: Move) -> tuple[int, ...]:
     """The cards a move puts down or shows; for a cover: (attack card, covering card)."""
-    k = move & 7
+    k = move & KIND_MASK
     if k == Kind.LEAD:
-        return tuple(cards_of(move >> 3))
+        return tuple(cards_of(move >> CARDS_SHIFT))
     if k == Kind.COVER:
-        return ((move >> 3) & 63, move >> 9)
+        return ((move >> CARDS_SHIFT) & CARD_MASK, move >> COVER_SHIFT)
     if k in (Kind.TAKE, Kind.PASS):
         return ()
-    return (move >> 3,)
+    return (move >> CARDS_SHIFT,)
+
+
+def well_formed(move: Move) -> bool:
+    """The move decodes to a kind and cards of the 52-card deck (legal or not)."""
+    k = move & KIND_MASK
+    if move < 0 or k > Kind.SHOW_TRUMP:
+        return False
+    if k == Kind.LEAD:
+        return 0 < move >> CARDS_SHIFT < 1 << 52
+    if k in (Kind.TAKE, Kind.PASS):
+        return not move >> CARDS_SHIFT
+    if k == Kind.COVER:
+        return move >> CARDS_SHIFT & CARD_MASK < 52 and move >> COVER_SHIFT < 52
+    return move >> CARDS_SHIFT < 52
 
 
 def move_str(move: Move) -> str:
@@ -120,4 +163,4 @@ def parse_move(text: str) -> Move:
         return cover(parsed[0], parsed[1])
     if len(parsed) != 1:
         raise ValueError(f"not a move: {text!r}")
-    return int(k) | parsed[0] << 3
+    return int(k) | parsed[0] << CARDS_SHIFT

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import functools
 
-from engine.cards import DECK_MASK
-from engine.moves import Move
+from engine.cards import DECK_MASK, lowest
+from engine.moves import Move, lead_of
 from engine.options import AttackCap, Options, ThrowIn, Variant
 
 HAND_SIZE = 6
@@ -27,12 +27,12 @@ def team_of(seat: int) -> int:
 @functools.cache
 def _lead_table(shift: int, room: int) -> tuple[tuple[Move, ...], ...]:
     """[bits]: every lead of at most ``room`` cards from a hand whose cards of the three ranks at ``shift``
-    are ``bits`` (12 bits): each non-empty subset of one rank, as a move (its card mask << 3)."""
+    are ``bits`` (12 bits): each non-empty subset of one rank, as a lead."""
     subsets = [
         [sub for sub in range(1, 16) if sub & nib == sub and sub.bit_count() <= room] for nib in range(16)
     ]
     return tuple(
-        tuple(sub << (shift + 4 * r + 3) for r in range(3) for sub in subsets[bits >> 4 * r & 15])
+        tuple(lead_of(sub << (shift + 4 * r)) for r in range(3) for sub in subsets[bits >> 4 * r & 15])
         for bits in range(4096)
     )
 
@@ -67,7 +67,7 @@ class Rules:
         self.neighbours = options.throw_in is ThrowIn.NEIGHBOURS
         self.teams = options.teams
         self.miss_limit = 2 if players == 2 else 3
-        low = (DECK_MASK[options.deck] & -DECK_MASK[options.deck]).bit_length() - 1
+        low = lowest(DECK_MASK[options.deck])
         # lead_tables[cards in the defender's hand]: (shift, table) per 12 bits of the deck, for leads of at
         # most that many cards (the attack cap is never below 5, so only the hand limits a lead of one rank)
         by_room = [

@@ -12,7 +12,19 @@ from collections.abc import Callable
 
 from engine.cards import RANK_MASK, SUIT_MASK, lowest
 from engine.game import Game, Result
-from engine.moves import PASS, TAKE, Kind, Move
+from engine.moves import (
+    CARDS_SHIFT,
+    COVER_ON,
+    COVER_SHIFT,
+    KIND_MASK,
+    PASS,
+    SHOW_TRUMP_KIND,
+    TAKE,
+    THROW_IN_KIND,
+    TRANSFER_KIND,
+    Move,
+    lead_of,
+)
 
 TRUMP_PREMIUM = 13  # a trump outranks every plain card
 EXPLORE = 0.08  # share of random moves in playouts
@@ -40,19 +52,19 @@ def policy_move(game: Game, seat: int, moves: list[Move]) -> Move:
     if not game.attack:  # a lead: the cheapest rank, every plain card of it that the bout can take
         low = lowest(plain or hand)
         group = (plain or hand) & RANK_MASK[low >> 2]
-        move = group << 3
-        return move if move in moves else (1 << low) << 3
+        move = lead_of(group)
+        return move if move in moves else lead_of(1 << low)
     if seat == game.defender:
         return _defence(game, hand, trumps, moves)
     throws = plain & game.ranks
     if throws:
         low = lowest(throws)
         if low >> 2 <= _JACK or not game.talon:
-            move = Kind.THROW_IN | low << 3
+            move = THROW_IN_KIND | low << CARDS_SHIFT
             if move in moves:
                 return move
     if not game.talon and not plain and hand & game.ranks:
-        move = Kind.THROW_IN | lowest(hand & game.ranks) << 3
+        move = THROW_IN_KIND | lowest(hand & game.ranks) << CARDS_SHIFT
         if move in moves:
             return move
     return PASS if PASS in moves else moves[0]
@@ -60,8 +72,8 @@ def policy_move(game: Game, seat: int, moves: list[Move]) -> Move:
 
 def _defence(game: Game, hand: int, trumps: int, moves: list[Move]) -> Move:
     for m in moves:
-        kind = m & 7
-        if kind == Kind.SHOW_TRUMP or (kind == Kind.TRANSFER and not (1 << (m >> 3)) & trumps):
+        kind = m & KIND_MASK
+        if kind == SHOW_TRUMP_KIND or (kind == TRANSFER_KIND and not (1 << (m >> CARDS_SHIFT)) & trumps):
             return m  # pass the attack on: it costs nothing or a plain card
     beaters, cover = game.beaters, game.cover
     for i, a in enumerate(game.attack):
@@ -73,7 +85,7 @@ def _defence(game: Game, hand: int, trumps: int, moves: list[Move]) -> Move:
             card = lowest(cheap or options)
             if not cheap and card >> 2 >= _HIGH_TRUMP and len(game.talon) > 4:
                 return TAKE
-            return Kind.COVER | a << 3 | card << 9
+            return COVER_ON[a] | card << COVER_SHIFT
     return TAKE
 
 

@@ -23,6 +23,9 @@ from engine.moves import Move
 from engine.views import View
 
 EXPLORATION = 0.7
+SEAT_BITS = (
+    3  # an edge's key packs (seat, move) into one int: ``seat | move << SEAT_BITS`` (seats are below 8)
+)
 
 
 class _Node:
@@ -30,7 +33,7 @@ class _Node:
 
     def __init__(self, seat: int) -> None:
         self.seat = seat  # who chose the edge into this node
-        self.children: dict[int, _Node] = {}  # seat | move << 3
+        self.children: dict[int, _Node] = {}  # by edge key, see SEAT_BITS
         self.visits = 0
         self.total = 0.0
         self.avail = 1
@@ -140,7 +143,7 @@ def _select(node: _Node, seat: int, legal: list[Move], rand: Callable[[], float]
     chosen: _Node | None = None
     choice, best = legal[0], -1.0
     for m in legal:
-        child = children.get(seat | m << 3)
+        child = children.get(seat | m << SEAT_BITS)
         if child is None:
             untried.append(m)
             continue
@@ -151,12 +154,12 @@ def _select(node: _Node, seat: int, legal: list[Move], rand: Callable[[], float]
                 best, chosen, choice = score, child, m
     if untried:
         choice = untried[int(rand() * len(untried))]
-        chosen = children[seat | choice << 3] = _Node(seat)
+        chosen = children[seat | choice << SEAT_BITS] = _Node(seat)
         return choice, chosen, True
     assert chosen is not None
     return choice, chosen, False
 
 
 def _visits(root: _Node, seat: int, move: Move) -> int:
-    child = root.children.get(seat | move << 3)
+    child = root.children.get(seat | move << SEAT_BITS)
     return child.visits if child is not None else -1
