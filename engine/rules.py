@@ -38,6 +38,10 @@ def _lead_table(shift: int, room: int) -> tuple[tuple[Move, ...], ...]:
 
 
 class Rules:
+    """The options of one table shape (options and player count) compiled for the hot path: plain attributes,
+    lead tables, the drawing order, and who defends, throws in and leads next for each pattern of seats out
+    (worked out on first use, then looked up). Shared by every game of that shape (``rules_for``)."""
+
     __slots__ = (
         "attack_limit",
         "draw_order",

@@ -7,7 +7,7 @@ import random
 
 from engine.ai.policy import TRUMP_PREMIUM, cost
 from engine.ai.random_player import RandomPlayer
-from engine.cards import SUIT_MASK, mask_of
+from engine.cards import SUIT_MASK, mask_of, rank, suit
 from engine.moves import PASS, TAKE, Kind, Move, cards, kind
 from engine.views import View
 
@@ -39,7 +39,7 @@ class HeuristicPlayer:
         def key(move: Move) -> tuple[int, int]:
             led = cards(move)
             # Cheapest rank first; of that rank, shed as many plain cards as allowed but keep trumps.
-            plain = all(c & 3 != trump for c in led)
+            plain = all(suit(c) != trump for c in led)
             return (
                 cost(led[0], trump) if plain else min(cost(c, trump) for c in led),
                 -len(led) if plain else len(led),
@@ -53,14 +53,14 @@ class HeuristicPlayer:
         shows = [m for m in moves if kind(m) == Kind.SHOW_TRUMP]
         if shows:
             return shows[0]  # passes the attack on and keeps the card
-        transfers = [m for m in moves if kind(m) == Kind.TRANSFER and cards(m)[0] & 3 != trump]
+        transfers = [m for m in moves if kind(m) == Kind.TRANSFER and suit(cards(m)[0]) != trump]
         if transfers:
             return min(transfers, key=lambda m: cost(cards(m)[0], trump))
         plan = self._cover_plan(view)
         if plan is None:
             return TAKE
         spent = [c for _, c in plan]
-        trumps = sum(1 for c in spent if c & 3 == trump)
+        trumps = sum(1 for c in spent if suit(c) == trump)
         # Early in the game trumps are worth more than the cards they would keep out of our hand.
         if view.talon > 6 and (trumps >= 2 or any(cost(c, trump) >= TRUMP_PREMIUM + 9 for c in spent)):
             return TAKE
@@ -93,9 +93,9 @@ class HeuristicPlayer:
         hand_trumps = mask_of(view.hand) & SUIT_MASK[trump]
 
         def worth(card: int) -> bool:
-            if card & 3 == trump:
+            if suit(card) == trump:
                 return view.talon == 0 and hand_trumps.bit_count() > 1
-            return view.talon == 0 or card >> 2 <= 9  # up to jacks while the talon lasts
+            return view.talon == 0 or rank(card) <= 9  # up to jacks while the talon lasts
 
         good = [m for m in throws if worth(cards(m)[0])]
         if good:

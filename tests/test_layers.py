@@ -1,0 +1,61 @@
+"""The layers stay as designed: engine <- storage <- bot, nothing imports back up, and no module imports
+itself round a circle (a TYPE_CHECKING import counts too: it is a circle for anyone reading the code)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("engine", "storage", "bot")
+ALLOWED = {"engine": set(), "storage": {"engine"}, "bot": {"engine", "storage"}}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports() -> dict[str, set[str]]:
+    modules = {module_name(p): p for package in PACKAGES for p in (ROOT / package).rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            found |= {t for t in targets if t in modules and t != name}
+        graph[name] = found
+    return graph
+
+
+def test_no_layer_imports_a_layer_above_it() -> None:
+    for module, targets in imports().items():
+        layer = module.split(".")[0]
+        for target in targets:
+            assert target.split(".")[0] in ALLOWED[layer] | {layer}, f"{module} imports {target}"
+
+
+def test_no_import_cycle() -> None:
+    graph = imports()
+    # A package's __init__ importing its own submodules is how packages re-export: not a circle.
+    edges = {m: {t for t in ts if not t.startswith(m + ".")} for m, ts in graph.items()}
+    state: dict[str, int] = {}
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(edges.get(module, ())):
+            if state.get(target) == 1:
+                cycle = path[path.index(target) :] if target in path else path
+                raise AssertionError("import cycle: " + " -> ".join([*cycle, target]))
+            if target not in state:
+                visit(target, [*path, target])
+        state[module] = 2
+
+    for module in sorted(edges):
+        if module not in state:
+            visit(module, [module])
