@@ -20,7 +20,7 @@ from bot.i18n import LANGUAGES, texts
 from bot.members import ChatMembers
 from bot.presenter import Presenter
 from bot.sender import Sender
-from bot.service import TableService
+from bot.service import Live, TableService
 from bot.settings import Settings, SettingsError, load_settings
 from bot.thinking import Thinker
 from bot.timers import SERVICE, JobScheduler
@@ -72,22 +72,37 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     settings: Settings = application.bot_data["settings"]
     storage = await Storage.open(settings.database_path, synchronous=settings.database_synchronous)
     assert application.job_queue is not None
-    scheduler = JobScheduler(application.job_queue)
-    presenter = Presenter(storage, application.bot.username, settings.default_language)
-    thinker = Thinker(settings.ai_workers, settings.ai_budget_scale)
-    thinker.warm_up()
-    service = TableService(storage, scheduler, presenter, bot_delay=settings.bot_move_delay, thinker=thinker)
+    tables: dict[int, Live] = {}  # the live tables: the service changes them, the presenter reads them
+    # The sender asks the presenter for each message's draft and reports to the service what Telegram said
+    # (a new message's id, a chat that refuses the bot, a group that moved): both are made just below, before
+    # anything is sent.
     sender = Sender(
         application.bot,
-        presenter.draft,
-        on_sent=presenter.sent,
-        on_blocked=presenter.blocked,
-        on_migrated=presenter.migrated,
+        lambda key: presenter.draft(key),
+        on_sent=lambda key, message_id: service.message_sent(*key, message_id),
+        on_blocked=lambda chat_id: service.chat_refused(chat_id),
+        on_migrated=lambda old, new: service.chat_migrated(old, new),
         group_interval=settings.group_redraw_interval,
         private_interval=settings.private_redraw_interval,
     )
+    presenter = Presenter(
+        storage,
+        tables,
+        sender,
+        bot_username=application.bot.username,
+        default_language=settings.default_language,
+    )
+    thinker = Thinker(settings.ai_workers, settings.ai_budget_scale)
+    thinker.warm_up()
+    service = TableService(
+        storage,
+        JobScheduler(application.job_queue),
+        presenter,
+        bot_delay=settings.bot_move_delay,
+        thinker=thinker,
+        live=tables,
+    )
     application.bot_data[SERVICE] = service
-    presenter.service, presenter.sender = service, sender
     application.bot_data[DEPS] = Deps(storage, service, presenter, ChatMembers(application.bot))
     application.bot_data["sender"] = sender
     await _commands(application)

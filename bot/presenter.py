@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -13,7 +14,7 @@ from bot.i18n import Text, language_for, texts
 from bot.lobby import lobby_keyboard, lobby_text
 from bot.render import cut, event_line, result_text, table_text
 from bot.sender import Draft, Key, Sender
-from bot.service import CLOSED, Live, Redraw, TableService
+from bot.service import CLOSED, Live, Redraw
 from engine.fairness import commitment
 from engine.views import view
 from storage import Storage
@@ -21,27 +22,38 @@ from storage.records import Table, TableStatus
 
 
 class Presenter(Redraw):
-    def __init__(self, storage: Storage, bot_username: str, default_language: str) -> None:
+    """The service's Redraw: it reads the live tables (never changes them) and marks messages in the sender,
+    which asks it back for each message's draft when the chat's turn to send comes."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        tables: Mapping[int, Live],
+        sender: Sender,
+        *,
+        bot_username: str,
+        default_language: str,
+    ) -> None:
         self.storage = storage
+        self.tables = tables
+        self.sender = sender
         self.bot_username = bot_username
         self.default_language = default_language
-        self.service: TableService | None = None
-        self.sender: Sender | None = None
         self.selected: dict[tuple[int, int], int] = {}  # (table, seat) -> card picked to cover with
 
     # ------------------------------------------------------------------ Redraw
 
     def _live(self, table_id: int) -> Live | None:
-        return self.service.table(table_id) if self.service else None
+        return self.tables.get(table_id)
 
     def table(self, table_id: int) -> None:
         live = self._live(table_id)
-        if live and self.sender:
+        if live:
             self.sender.mark(live.table.chat_id, ("table", table_id, -1))
 
     def hands(self, table_id: int) -> None:
         live = self._live(table_id)
-        if live is None or self.sender is None:
+        if live is None:
             return
         closed = live.table.status in CLOSED
         if live.game is None and not closed:
@@ -54,18 +66,18 @@ class Presenter(Redraw):
 
     def result(self, table_id: int) -> None:
         live = self._live(table_id)
-        if live and self.sender:
+        if live:
             self.sender.mark(live.table.chat_id, ("result", table_id, -1))
 
     def broken(self, table_id: int) -> None:
         live = self._live(table_id)
-        if live and self.sender:
+        if live:
             self.sender.mark(live.table.chat_id, ("broken", table_id, -1))
 
     def pick(self, table_id: int, seat: int, card: int | None) -> None:
         """The second step of covering: remember the picked card (None: back to the hand) and redraw."""
         live = self._live(table_id)
-        if live is None or self.sender is None:
+        if live is None:
             return
         if card is None:
             self.selected.pop((table_id, seat), None)
@@ -170,21 +182,3 @@ class Presenter(Redraw):
         text = hand_text(v, live.names, t, title, selected=selected)
         keyboard = None if live.game.over else hand_keyboard(v, live.table.id, t, selected=selected)
         return Draft(user.id, message_id, text, keyboard)
-
-    # ------------------------------------------------------------------ sender hooks
-
-    async def sent(self, key: Key, message_id: int) -> None:
-        if self.service is not None:
-            await self.service.message_sent(*key, message_id)
-
-    async def blocked(self, chat_id: int) -> None:
-        """Telegram refuses our messages to this chat: a user blocked the bot (recorded; nothing more goes to
-        them until they write again), or the bot left a group (its live tables end)."""
-        if chat_id > 0:
-            await self.storage.users.set_blocked(chat_id)
-        elif self.service is not None:
-            await self.service.close_chat(chat_id)
-
-    async def migrated(self, old_id: int, new_id: int) -> None:
-        if self.service is not None:
-            await self.service.chat_migrated(old_id, new_id)

@@ -61,8 +61,7 @@ async def record_update(update: object, context: Context) -> None:
     if chat is not None:
         if chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
             await d.storage.chats.seen(chat.id, chat.type, chat.title, bool(chat.is_forum))
-        if d.presenter.sender is not None:
-            d.presenter.sender.forgive(chat.id)
+        d.presenter.sender.forgive(chat.id)
 
 
 async def user_of(d: Deps, update: Update) -> User | None:

@@ -26,13 +26,14 @@ class Registry(abc.ABC):
         bot_delay: float = 1.5,
         thinker: Thinker | None = None,
         clock: Callable[[], float] = time.time,
+        live: dict[int, Live] | None = None,
     ) -> None:
         self.storage = storage
         self.scheduler = scheduler
         self.redraw = redraw
         self.bot_delay = bot_delay
         self.clock = clock
-        self.live: dict[int, Live] = {}
+        self.live: dict[int, Live] = live if live is not None else {}
         self.thinker = thinker or Thinker(workers=0)
 
     def table(self, table_id: int) -> Live | None:
@@ -82,6 +83,14 @@ class Registry(abc.ABC):
                 live.table = live.table.model_copy(update={"seats": seats})
         elif kind == "result" and live is not None and live.game_row is not None:
             await self.storage.games.set_result_message(live.game_row.id, message_id)
+
+    async def chat_refused(self, chat_id: int) -> None:
+        """Telegram refuses our messages to this chat: a user blocked the bot (recorded; nothing more goes to
+        them until they write again), or the bot left a group (its live tables end)."""
+        if chat_id > 0:
+            await self.storage.users.set_blocked(chat_id)
+        else:
+            await self.close_chat(chat_id)
 
     async def chat_migrated(self, old_id: int, new_id: int) -> None:
         """The group became a supergroup: its tables, results and settings follow it."""
