@@ -40,9 +40,10 @@ class Games:
         deadline: float | None,
         deck: str | None = None,
         salt: str | None = None,
+        bot_level: str | None = None,
     ) -> GameRow:
         """Store the dealt game (and the deck order and salt of its fair-play commitment) and mark its table
-        as playing, in one transaction."""
+        as playing, in one transaction; ``bot_level``: the level its bot seats play this game at."""
         now = time.time()
         async with self.db.transaction():
             game_id = await self.db.insert(
@@ -54,6 +55,11 @@ class Games:
                 "UPDATE tables SET status = ?, deadline = ?, updated_at = ? WHERE id = ?",
                 (TableStatus.PLAYING.value, deadline, now, table_id),
             )
+            if bot_level is not None:
+                await self.db.execute(
+                    "UPDATE seats SET bot_level = ? WHERE table_id = ? AND user_id IS NULL",
+                    (bot_level, table_id),
+                )
         found = await self.get(game_id)
         assert found is not None
         return found

@@ -83,8 +83,10 @@ class Live:
         return self.table.seats[seat].user_id is None or (self.game is not None and self.game.is_auto(seat))
 
     def bot_level(self, seat: int) -> BotLevel:
-        """Added bots play at the table's level; a bot holding a player's seat plays ``normal``."""
-        return self.table.options.bot_level if self.table.seats[seat].user_id is None else BotLevel.NORMAL
+        """An added bot plays at the level its seat records (the table's, set at the deal); a bot holding a
+        player's seat plays ``normal``."""
+        at = self.table.seats[seat]
+        return BotLevel(at.bot_level) if at.user_id is None and at.bot_level else BotLevel.NORMAL
 
 
 class Scheduler(Protocol):

@@ -59,7 +59,9 @@ class LobbyService(Registry):
 
     async def _seat(self, table_id: int, user_id: int | None) -> Refusal | None:
         try:
-            await self.storage.tables.add_seat(table_id, user_id, None if user_id else "normal")
+            live = self.live[table_id]
+            level = None if user_id else live.table.options.bot_level.value  # set again at the deal
+            await self.storage.tables.add_seat(table_id, user_id, level)
         except SeatTaken:
             return Refusal.FULL
         return None
@@ -155,6 +157,7 @@ class LobbyService(Registry):
                 deadline=deadline,
                 deck=deck_text(order),
                 salt=new_salt(),
+                bot_level=table.options.bot_level.value,
             )
             live.game, live.game_row, live.seq, live.deadline = game, row, 0, deadline
             live.editing_options = False
