@@ -34,6 +34,8 @@ class Settings(BaseSettings):
     # print what players must not see in a log (hands, the fair-play salt).
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log_level_libs: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
+    # Where players read the whole rule book (your copy of docs/rules.md); /rules links it when set.
+    rules_url: str | None = None
     # Production: a public HTTPS URL makes the bot use a webhook instead of long polling.
     webhook_url: str | None = None
     webhook_listen: str = "0.0.0.0"

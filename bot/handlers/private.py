@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 from telegram import Update
@@ -46,6 +47,13 @@ async def help_command(update: Update, context: Context) -> None:
 
 
 async def rules_command(update: Update, context: Context) -> None:
+    """The rules in short, and where the whole rule book is (RULES_URL: the operator's copy of
+    docs/rules.md), if the operator said."""
     message = update.effective_message
-    if message is not None:
-        await message.reply_text((await text_for_chat(deps(context), message.chat_id))("help.rules"))
+    if message is None:
+        return
+    t = await text_for_chat(deps(context), message.chat_id)
+    url = context.application.bot_data["settings"].rules_url
+    await message.reply_text(
+        t("help.rules") + (f"\n\n{t('help.rules_link', url=html.escape(url))}" if url else "")
+    )

@@ -652,3 +652,22 @@ async def test_starting_alone_or_with_a_wrong_team_size_is_refused(harness: Harn
     )
     answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
     assert "At least 2 players" in str(answer.get("text"))
+
+
+async def test_rules_give_the_short_form_and_link_the_rule_book_when_the_operator_set_one(
+    harness: Harness,
+) -> None:
+    fake = harness.fake
+    await welcome(harness, ["Ann"])
+    fake.send(1, 1, "/rules")
+    short = await fake.wait_for(lambda: next((m for m in fake.bot_messages(1) if "durak" in m.text), None))
+    assert "rule book" not in short.text
+    await stop_app(harness.app)
+    harness.app = await start_app(fake, harness.db_path, rules_url="https://example.org/rules.md")
+    fake.send(1, 1, "/rules")
+    await fake.wait_for(
+        lambda: any(
+            "rule book" in m.text and "https://example.org/rules.md" in m.text for m in fake.bot_messages(1)
+        ),
+        what="the link",
+    )
