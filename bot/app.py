@@ -7,6 +7,7 @@ import asyncio
 import logging
 import sys
 from typing import Any
+from urllib.parse import urlsplit
 
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
 from telegram.constants import ParseMode
@@ -41,6 +42,7 @@ GROUP_COMMANDS = (
     "help",
 )
 PRIVATE_COMMANDS = ("start", "top", "stats", "language", "rules", "help")
+ALLOWED_UPDATES = ["message", "callback_query"]  # what the handlers handle; Telegram sends nothing else
 
 
 def build_application(
@@ -138,6 +140,20 @@ async def _stopped(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         await found.storage.close()
 
 
+def webhook_options(settings: Settings) -> dict[str, Any]:
+    """How the bot serves Telegram's webhook: on WEBHOOK_LISTEN:WEBHOOK_PORT, at the path of WEBHOOK_URL (so a
+    reverse proxy may pass the path through unchanged), checking WEBHOOK_SECRET on every call."""
+    assert settings.webhook_url is not None
+    return {
+        "listen": settings.webhook_listen,
+        "port": settings.webhook_port,
+        "url_path": urlsplit(settings.webhook_url).path.lstrip("/"),
+        "webhook_url": settings.webhook_url,
+        "secret_token": settings.webhook_secret,
+        "allowed_updates": ALLOWED_UPDATES,
+    }
+
+
 async def check_database(settings: Settings) -> None:
     """Open (and migrate) the database and read its live tables once, before anything talks to Telegram:
     a damaged, foreign or read-only file stops the start with one line naming it."""
@@ -165,14 +181,9 @@ def main() -> int:
     application = build_application(settings)
     try:
         if settings.webhook_url:
-            application.run_webhook(
-                listen=settings.webhook_listen,
-                port=settings.webhook_port,
-                webhook_url=settings.webhook_url,
-                secret_token=settings.webhook_secret,
-            )
+            application.run_webhook(**webhook_options(settings))
         else:
-            application.run_polling(allowed_updates=["message", "callback_query"])
+            application.run_polling(allowed_updates=ALLOWED_UPDATES)
     except InvalidToken:
         print(
             "Cannot start: Telegram does not accept this BOT_TOKEN (check it with @BotFather)",

@@ -6,12 +6,13 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.i18n import LANGUAGES
 
 _TOKEN = re.compile(r"^\d{5,}:[A-Za-z0-9_-]{30,}$")
+_SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 
 
 class SettingsError(Exception):
@@ -60,6 +61,16 @@ class Settings(BaseSettings):
         if not _TOKEN.match(value):
             raise ValueError("BOT_TOKEN does not look like a token from @BotFather (digits:letters)")
         return value
+
+    @model_validator(mode="after")
+    def _webhook_needs_a_secret(self) -> Settings:
+        # Without the secret anybody who finds the URL could post forged updates (presses for any seat).
+        if self.webhook_url and not (self.webhook_secret and _SECRET.match(self.webhook_secret)):
+            raise ValueError(
+                "WEBHOOK_SECRET is required with WEBHOOK_URL: 1 to 256 letters, digits, _ or - "
+                "(for example: openssl rand -hex 32)"
+            )
+        return self
 
     @field_validator("default_language")
     @classmethod

@@ -11,7 +11,7 @@ import pytest
 from telegram.ext import Application
 from telegram.request import HTTPXRequest
 
-from bot.app import build_application
+from bot.app import build_application, webhook_options
 from bot.handlers import Deps
 from bot.settings import Settings
 from tests.bot.fake_telegram import BASE_URL, TOKEN, FakeTelegram
@@ -56,7 +56,13 @@ async def start_app(
     await app.post_init(app)  # what run_polling does after initialize
     await app.start()
     assert app.updater is not None
-    await app.updater.start_polling(poll_interval=0.0, timeout=1)
+    configured: Settings = app.bot_data["settings"]
+    if configured.webhook_url:  # what run_webhook does: serve the webhook and tell Telegram where it is
+        options = webhook_options(configured)
+        await app.updater.start_webhook(**options)
+        fake.webhook_target = f"http://127.0.0.1:{options['port']}/{options['url_path']}"
+    else:
+        await app.updater.start_polling(poll_interval=0.0, timeout=1)
     return app
 
 

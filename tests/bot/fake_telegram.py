@@ -84,6 +84,9 @@ class FakeTelegram:
     admins: dict[int, set[int]] = field(default_factory=dict)  # per group: its administrators
     members: dict[int, set[int]] = field(default_factory=dict)  # per group: who is in it (writers join it)
     removed: set[int] = field(default_factory=set)  # groups the bot was removed from: 403 on every send
+    webhook: dict[str, Any] = field(default_factory=dict)  # setWebhook's url and secret_token, once set
+    webhook_target: str | None = None  # where updates are posted in webhook mode (the test's local server)
+    webhook_answers: list[int] = field(default_factory=list)  # HTTP status of every update posted
     authors: dict[tuple[int, int], int] = field(default_factory=dict)  # (chat, message) -> who wrote it
     _changed: dict[int, asyncio.Event] = field(default_factory=dict)  # per chat: the bot sent or edited
     _answered: dict[str, asyncio.Event] = field(default_factory=dict)
@@ -131,8 +134,20 @@ class FakeTelegram:
 
     def _push(self, update: dict[str, Any]) -> None:
         update["update_id"] = next(self._update_ids)
+        if self.webhook and self.webhook_target:
+            asyncio.get_running_loop().create_task(self.post_update(update, self.webhook.get("secret_token")))
+            return
         self.updates.append(update)
         self._new_update.set()
+
+    async def post_update(self, update: dict[str, Any], secret: str | None) -> int:
+        """Deliver an update as Telegram does in webhook mode: an HTTP POST with the secret token header."""
+        assert self.webhook_target is not None
+        headers = {"X-Telegram-Bot-Api-Secret-Token": secret} if secret else {}
+        async with httpx.AsyncClient() as client:
+            response = await client.post(self.webhook_target, json=update, headers=headers, timeout=10)
+        self.webhook_answers.append(response.status_code)
+        return response.status_code
 
     def send(
         self,
@@ -318,6 +333,13 @@ class FakeTelegram:
         }
 
     async def _api_deleteWebhook(self, params: dict[str, Any]) -> bool:
+        self.webhook = {}
+        return True
+
+    async def _api_setWebhook(self, params: dict[str, Any]) -> bool:
+        if not str(params.get("url", "")).startswith("https://"):
+            raise ApiError(400, "Bad Request: bad webhook: An HTTPS URL must be provided for webhook")
+        self.webhook = {"url": params["url"], "secret_token": params.get("secret_token")}
         return True
 
     async def _api_setMyCommands(self, params: dict[str, Any]) -> bool:

@@ -671,3 +671,56 @@ async def test_rules_give_the_short_form_and_link_the_rule_book_when_the_operato
         ),
         what="the link",
     )
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def test_webhook_mode_plays_a_whole_game_and_refuses_updates_without_the_secret(
+    harness: Harness,
+) -> None:
+    """Production mode: Telegram posts each update to the bot's HTTPS URL (a reverse proxy hands it to
+    WEBHOOK_LISTEN:WEBHOOK_PORT) with the secret token in a header."""
+    fake = harness.fake
+    await stop_app(harness.app)
+    harness.app = await start_app(
+        fake,
+        harness.db_path,
+        webhook_url="https://durak.example.org/telegram/hook",
+        webhook_secret="s3cret-token_1",
+        webhook_listen="127.0.0.1",
+        webhook_port=free_port(),
+    )
+    assert fake.webhook == {
+        "url": "https://durak.example.org/telegram/hook",
+        "secret_token": "s3cret-token_1",
+    }
+    assert fake.webhook_target is not None and fake.webhook_target.endswith("/telegram/hook")
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    result = await play_until_over(fake, GROUP, [1, 2], random.Random(31))
+    assert "Game over" in result
+    assert fake.webhook_answers and set(fake.webhook_answers) == {200}
+    # A forged update (a press for Bob's seat) without the secret, or with a wrong one, is refused unread.
+    before = len(fake.answers)
+    forged = {"update_id": 10**6, "message": {"message_id": 1, "date": 0, "chat": fake.chat(GROUP),
+              "from": fake.users[2], "text": "/newgame"}}  # fmt: skip
+    assert await fake.post_update(forged, None) == 403
+    assert await fake.post_update(forged, "wrong") == 403
+    await asyncio.sleep(0.2)
+    assert len(fake.answers) == before and "New game" not in (
+        fake.last(GROUP).text if fake.last(GROUP) else ""
+    )
+
+
+def test_a_webhook_without_a_secret_is_refused_at_start() -> None:
+    from bot.settings import SettingsError, load_settings
+    from tests.bot.fake_telegram import TOKEN
+
+    with pytest.raises(SettingsError, match="WEBHOOK_SECRET is required"):
+        load_settings(bot_token=TOKEN, webhook_url="https://durak.example.org/hook")
