@@ -37,12 +37,13 @@ GROUP_COMMANDS = (
     "cancel",
     "top",
     "stats",
+    "replay",
     "settings",
     "rules",
     "help",
 )
 PRIVATE_COMMANDS = ("start", "top", "stats", "language", "rules", "help")
-ALLOWED_UPDATES = ["message", "callback_query"]  # what the handlers handle; Telegram sends nothing else
+ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]  # what the handlers handle
 
 
 def build_application(

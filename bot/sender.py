@@ -77,6 +77,11 @@ class Sender:
         if task is None or task.done():
             self._tasks[chat_id] = asyncio.get_running_loop().create_task(self._run(chat_id))
 
+    def refuse(self, chat_id: int) -> None:
+        """Nothing more is to be sent to this chat (the bot left it) until it writes again."""
+        self._refused.add(chat_id)
+        self._dirty.pop(chat_id, None)
+
     def forgive(self, chat_id: int) -> None:
         """The chat wrote to the bot again: it may be sent to."""
         self._refused.discard(chat_id)
@@ -155,8 +160,7 @@ class Sender:
                 return
             log.error("Telegram refused a message in chat %s: %s", chat_id, exc.message)
         except Forbidden:
-            self._refused.add(chat_id)
-            self._dirty.pop(chat_id, None)
+            self.refuse(chat_id)
             log.info("chat %s does not accept messages from the bot: nothing more is sent there", chat_id)
             await self.on_blocked(chat_id)
         except ChatMigrated as exc:

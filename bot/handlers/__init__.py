@@ -6,9 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from telegram import Update
-from telegram.ext import Application, CallbackQueryHandler, CommandHandler, TypeHandler, filters
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    TypeHandler,
+    filters,
+)
 
-from bot.handlers import boards, errors, lobby, play, private, replays, settings
+from bot.handlers import boards, errors, lobby, membership, play, private, replays, settings
 from bot.handlers.common import DEPS, Deps
 from bot.handlers.common import record_update as common_record
 
@@ -33,6 +40,10 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(CommandHandler("stats", boards.stats_command))
     add(CommandHandler("replay", replays.replay_command, filters=groups))
     add(CommandHandler("settings", settings.settings_command, filters=groups))
+    # Group commands sent in private get told where they work; the bot added to or removed from a group.
+    group_commands = ["newgame", "join", "leave", "startgame", "cancel", "replay", "settings"]
+    add(CommandHandler(group_commands, private.group_only, filters=private_chat))
+    add(ChatMemberHandler(membership.my_membership, ChatMemberHandler.MY_CHAT_MEMBER))
     # Buttons, one handler per kind of callback data (bot.callbacks); the last one answers everything else.
     add(CallbackQueryHandler(play.move_press, pattern=r"^m:"))
     add(CallbackQueryHandler(play.pick_press, pattern=r"^[kh]:"))

@@ -25,8 +25,7 @@ async def new_game(update: Update, context: Context) -> None:
     t = await d.presenter.group_text(message.chat_id)
     if not outcome.ok:
         await message.reply_text(alert(t, outcome))
-    elif not user.started and outcome.table_id is not None:
-        await d.service.leave(outcome.table_id, user.id)
+    elif not user.started and outcome.table_id is not None:  # seated; the link lets the bot send the cards
         await message.reply_text(t("alert.start_private", link=_link(d, outcome.table_id)))
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import html
 import re
 
-from telegram import Update
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
 from bot.handlers.common import Context, Deps, alert, deps, text_for_chat, user_of
 from bot.i18n import Text
+from bot.service import Refusal
 from storage.records import LIVE, User
 
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -25,7 +26,22 @@ async def start(update: Update, context: Context) -> None:
     if payload.startswith("join_"):
         await update.effective_message.reply_text(await _join_by_link(d, user, payload[5:], t))
         return
-    await update.effective_message.reply_text(t("alert.welcome"))
+    await update.effective_message.reply_text(t("alert.welcome"), reply_markup=add_to_group(d, t))
+
+
+def add_to_group(d: Deps, t: Text) -> InlineKeyboardMarkup:
+    """A button that opens Telegram's "add this bot to a group" picker."""
+    url = f"https://t.me/{d.presenter.bot_username}?startgroup=durak"
+    return InlineKeyboardMarkup([[InlineKeyboardButton(t("alert.add_to_group"), url=url)]])
+
+
+async def group_only(update: Update, context: Context) -> None:
+    """A group command sent in private: say where it works, instead of silence."""
+    d, message = deps(context), update.effective_message
+    user = await user_of(d, update)
+    if message is not None and user is not None:
+        t = await d.presenter.user_text(user.id)
+        await message.reply_text(t("alert.group_only"), reply_markup=add_to_group(d, t))
 
 
 async def _join_by_link(d: Deps, user: User, token: str, t: Text) -> str:
@@ -37,7 +53,11 @@ async def _join_by_link(d: Deps, user: User, token: str, t: Text) -> str:
     if not await d.members.is_member(table.chat_id, user.id):
         return t("alert.not_member")
     outcome = await d.service.join(table.id, user)
-    return t("alert.joined") if outcome.ok else alert(t, outcome)
+    chat = await d.storage.chats.get(table.chat_id)
+    title = html.escape(chat.title if chat and chat.title else "")
+    if outcome.ok or outcome.refusal is Refusal.ALREADY_SEATED:
+        return t("alert.joined", chat=title)
+    return alert(t, outcome)
 
 
 async def help_command(update: Update, context: Context) -> None:

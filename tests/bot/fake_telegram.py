@@ -207,6 +207,26 @@ class FakeTelegram:
         )
         return callback_id
 
+    def bot_membership(self, chat_id: int, by: int, *, added: bool) -> None:
+        """A user adds the bot to a group, or removes it (then every send there gets a 403)."""
+        if added:
+            self.removed.discard(chat_id)
+        else:
+            self.removed.add(chat_id)
+        me = {"id": BOT_ID, "is_bot": True, "first_name": "Durak", "username": BOT_USERNAME}
+        statuses = ("left", "member") if added else ("member", "left")
+        self._push(
+            {
+                "my_chat_member": {
+                    "chat": self.chat(chat_id),
+                    "from": self.users[by],
+                    "date": int(time.time()),
+                    "old_chat_member": {"status": statuses[0], "user": me},
+                    "new_chat_member": {"status": statuses[1], "user": me},
+                }
+            }
+        )
+
     def upgrade(self, chat_id: int, new_id: int) -> None:
         """The group becomes a supergroup with a new id; the old id answers with migrate_to_chat_id."""
         self.chats[new_id] = {**self.chats[chat_id], "id": new_id, "type": "supergroup"}

@@ -11,10 +11,17 @@ from tests.bot.conftest import Harness
 from tests.bot.fake_telegram import FakeTelegram, Message
 
 
+def is_hand(message: Message) -> bool:
+    """Hands are the bot's private messages with a keyboard of moves (maybe empty); the welcome's keyboard
+    holds only a link."""
+    buttons = message.buttons()
+    return message.reply_markup is not None and not (buttons and all(data == "" for _, data in buttons))
+
+
 def hand_message(fake: FakeTelegram, user_id: int) -> Message | None:
-    """The user's newest hand message: the bot's private messages with a keyboard (maybe empty) are hands."""
+    """The user's newest hand message."""
     for message in reversed(fake.bot_messages(user_id)):
-        if message.reply_markup is not None:
+        if is_hand(message):
             return message
     return None
 

@@ -20,6 +20,7 @@ from tests.bot.fake_telegram import ApiError, FakeTelegram, Message
 from tests.bot.players import (
     GROUP,
     hand_message,
+    is_hand,
     open_table,
     play_until_over,
     press_and_wait,
@@ -322,8 +323,8 @@ async def test_a_player_at_two_tables_gets_two_titled_hand_messages(harness: Har
         await press_and_wait(fake, 1, group, lobby.message_id, f"L:{table_id(lobby)}:start")
     hands = await fake.wait_for(
         lambda: (
-            len([m for m in fake.bot_messages(1) if m.reply_markup is not None]) == 2
-            and [m for m in fake.bot_messages(1) if m.reply_markup is not None]
+            len([m for m in fake.bot_messages(1) if is_hand(m)]) == 2
+            and [m for m in fake.bot_messages(1) if is_hand(m)]
         ),
         what="two hand messages",
     )

@@ -1,0 +1,85 @@
+"""First contact: what a new user and a new group see before any game."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from tests.bot.conftest import Harness
+from tests.bot.players import GROUP, open_table, press_and_wait, start, table_id, welcome
+
+
+async def test_start_in_private_explains_the_bot_with_an_add_to_group_button(harness: Harness) -> None:
+    fake = harness.fake
+    await welcome(harness, ["Ann"])
+    hello = fake.last(1)
+    assert hello is not None and "/newgame" in hello.text and "/help" in hello.text
+    (button,) = hello.reply_markup["inline_keyboard"][0] if hello.reply_markup else [None]
+    assert button is not None and button["url"] == "https://t.me/durak_test_bot?startgroup=durak"
+
+
+async def test_group_commands_in_private_say_where_they_work(harness: Harness) -> None:
+    fake = harness.fake
+    await welcome(harness, ["Ann"])
+    for command in ("/newgame", "/join", "/cancel", "/replay 1", "/settings"):
+        before = len(fake.bot_messages(1))
+        fake.send(1, 1, command)
+        reply = await fake.wait_for(lambda: fake.bot_messages(1)[before:], what=command)
+        assert "works in a group chat" in reply[0].text, command
+
+
+async def test_help_and_the_command_menus_name_every_command(harness: Harness) -> None:
+    fake = harness.fake
+    await welcome(harness, ["Ann"])
+    fake.add_group(GROUP, "Friends")
+    fake.send(1, GROUP, "/help")
+    help_text = await fake.wait_for(lambda: fake.last(GROUP), what="/help")
+    for command in ("/newgame", "/join", "/leave", "/startgame", "/cancel", "/top", "/stats", "/replay",
+                    "/settings", "/language", "/rules"):  # fmt: skip
+        assert command in help_text.text, command
+    groups = next(v for k, v in fake.commands.items() if "all_group_chats" in k and k.endswith(":"))
+    assert {c["command"] for c in groups} >= {"newgame", "replay", "settings", "top", "stats", "help"}
+    assert json.dumps(fake.commands)  # every language's menu was set
+
+
+async def test_the_bot_says_hello_when_added_and_ends_the_groups_tables_when_removed(
+    harness: Harness,
+) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    tid = table_id(lobby)
+    fake.add_group(-200, "Neighbours")
+    fake.bot_membership(-200, 1, added=True)
+    hello = await fake.wait_for(lambda: fake.last(-200), what="the hello")
+    assert "/newgame" in hello.text and "never your conversation" in hello.text
+    fake.bot_membership(GROUP, 1, added=False)
+    live = harness.deps.service.live[tid]
+    await fake.wait_for(lambda: live.table.status == "cancelled", what="the table ended")
+    await harness.deps.presenter.sender.idle()  # a send already under way when it left may still fail
+    sent = len([s for s in fake.sent if s.chat_id == GROUP])
+    await asyncio.sleep(0.3)
+    assert len([s for s in fake.sent if s.chat_id == GROUP]) == sent  # nothing more tried there
+
+
+async def test_a_creator_who_never_started_the_bot_keeps_the_seat_and_the_link_names_the_group(
+    harness: Harness,
+) -> None:
+    fake = harness.fake
+    fake.add_group(GROUP, "Friends")
+    fake.add_user(1, "Ann", started=False)
+    fake.send(1, GROUP, "/newgame")
+    link = await fake.wait_for(
+        lambda: next((m for m in fake.bot_messages(GROUP) if "start=join_" in m.text), None), what="the link"
+    )
+    lobby = next(m for m in fake.bot_messages(GROUP) if m.buttons())
+    assert "Ann" in fake.messages[GROUP][lobby.message_id].text  # still seated
+    token = link.text.split("start=join_")[1].split()[0]
+    fake.send(1, 1, f"/start join_{token}")
+    joined = await fake.wait_for(
+        lambda: next((m for m in fake.bot_messages(1) if "joined the table" in m.text), None), what="joined"
+    )
+    assert "Friends" in joined.text
+    assert [s.user_id for s in harness.deps.service.live[table_id(lobby)].table.seats] == [1]
+    answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:join")
+    assert "already" in str(answer.get("text"))
