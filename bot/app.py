@@ -12,15 +12,15 @@ from urllib.parse import urlsplit
 from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
 from telegram.constants import ParseMode
 from telegram.error import InvalidToken, NetworkError
-from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, Defaults
+from telegram.ext import Application, ApplicationBuilder, Defaults
 from telegram.request import BaseRequest
 
 from bot import handlers, logs
 from bot.handlers import DEPS, Deps
 from bot.i18n import LANGUAGES, texts
 from bot.members import ChatMembers
+from bot.outbox import Outbox
 from bot.presenter import Presenter
-from bot.sender import Sender
 from bot.service import Live, TableService
 from bot.settings import Settings, SettingsError, load_settings
 from bot.thinking import Thinker
@@ -43,6 +43,7 @@ GROUP_COMMANDS = (
     "help",
 )
 PRIVATE_COMMANDS = ("start", "top", "stats", "language", "rules", "help")
+FLUSH_SECONDS = 5.0  # on a clean stop, how long waiting messages may still go out
 ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]  # what the handlers handle
 
 
@@ -59,9 +60,6 @@ def build_application(
         .post_stop(_stopping)
         .post_shutdown(_stopped)
     )
-    if settings.rate_limiter:
-        # A safety net; the sender paces itself. (The builder was typed without a limiter, hence the ignore.)
-        builder = builder.rate_limiter(AIORateLimiter(max_retries=0))  # type: ignore[arg-type]
     if request is not None:
         builder = builder.request(request).get_updates_request(updates_request or request)
     application = builder.build()
@@ -76,22 +74,21 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     storage = await Storage.open(settings.database_path, synchronous=settings.database_synchronous)
     assert application.job_queue is not None
     tables: dict[int, Live] = {}  # the live tables: the service changes them, the presenter reads them
-    # The sender asks the presenter for each message's draft and reports to the service what Telegram said
+    # The outbox asks the presenter for each message's draft and reports to the service what Telegram said
     # (a new message's id, a chat that refuses the bot, a group that moved): both are made just below, before
     # anything is sent.
-    sender = Sender(
+    outbox = Outbox(
         application.bot,
         lambda key: presenter.draft(key),
         on_sent=lambda key, message_id: service.message_sent(*key, message_id),
-        on_blocked=lambda chat_id: service.chat_refused(chat_id),
+        on_refused=lambda chat_id: service.chat_refused(chat_id),
         on_migrated=lambda old, new: service.chat_migrated(old, new),
-        group_interval=settings.group_redraw_interval,
-        private_interval=settings.private_redraw_interval,
+        limits=settings.limits(),
     )
     presenter = Presenter(
         storage,
         tables,
-        sender,
+        outbox,
         bot_username=application.bot.username,
         default_language=settings.default_language,
     )
@@ -106,8 +103,7 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         live=tables,
     )
     application.bot_data[SERVICE] = service
-    application.bot_data[DEPS] = Deps(storage, service, presenter, ChatMembers(application.bot))
-    application.bot_data["sender"] = sender
+    application.bot_data[DEPS] = Deps(storage, service, presenter, ChatMembers(application.bot), outbox)
     await _commands(application)
     broken = await service.restore()
     for table, reason in broken:
@@ -128,14 +124,15 @@ async def _commands(application: Application[Any, Any, Any, Any, Any, Any]) -> N
 
 
 async def _stopping(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """Before the bot's HTTP client closes: stop the redraw tasks (the database already has everything)."""
-    sender: Sender | None = application.bot_data.get("sender")
-    if sender is not None:
-        await sender.close()
+    """Before the bot's HTTP client closes: send what is waiting, for a few seconds at most, then stop (the
+    database has everything; a restart redraws the rest)."""
+    found: Deps | None = application.bot_data.get(DEPS)
+    if found is not None:
+        await found.outbox.close(flush=FLUSH_SECONDS)
 
 
 async def _stopped(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    found: Deps | None = application.bot_data.get("deps")
+    found: Deps | None = application.bot_data.get(DEPS)
     if found is not None:
         found.service.thinker.close()
         await found.storage.close()

@@ -1,4 +1,4 @@
-"""Between the table service and the sender: which messages a change touches, and what each shows now
+"""Between the table service and the outbox: which messages a change touches, and what each shows now
 (drawn by the pure functions of bot.render and bot.lobby, in the chat's or the user's language)."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from bot.callbacks import LobbyPress, encode
 from bot.hand import hand_closed, hand_keyboard, hand_text
 from bot.i18n import Text, language_for, texts
 from bot.lobby import lobby_keyboard, lobby_text
+from bot.outbox import Draft, Key, Outbox
 from bot.render import cut, event_line, result_text, table_text
-from bot.sender import Draft, Key, Sender
 from bot.service import CLOSED, Live, Redraw
 from engine.fairness import commitment
 from engine.views import view
@@ -22,21 +22,21 @@ from storage.records import Table, TableStatus
 
 
 class Presenter(Redraw):
-    """The service's Redraw: it reads the live tables (never changes them) and marks messages in the sender,
+    """The service's Redraw: it reads the live tables (never changes them) and marks messages in the outbox,
     which asks it back for each message's draft when the chat's turn to send comes."""
 
     def __init__(
         self,
         storage: Storage,
         tables: Mapping[int, Live],
-        sender: Sender,
+        outbox: Outbox,
         *,
         bot_username: str,
         default_language: str,
     ) -> None:
         self.storage = storage
         self.tables = tables
-        self.sender = sender
+        self.outbox = outbox
         self.bot_username = bot_username
         self.default_language = default_language
         self.selected: dict[tuple[int, int], int] = {}  # (table, seat) -> card picked to cover with
@@ -49,7 +49,7 @@ class Presenter(Redraw):
     def table(self, table_id: int) -> None:
         live = self._live(table_id)
         if live:
-            self.sender.mark(live.table.chat_id, ("table", table_id, -1))
+            self.outbox.mark(live.table.chat_id, ("table", table_id, -1))
 
     def hands(self, table_id: int) -> None:
         live = self._live(table_id)
@@ -62,17 +62,17 @@ class Presenter(Redraw):
             self.selected.pop((table_id, seat.seat), None)
             # A table that ended without a result only corrects the hand messages it had sent.
             if seat.user_id is not None and (not closed or seat.hand_message_id is not None):
-                self.sender.mark(seat.user_id, ("hand", table_id, seat.seat))
+                self.outbox.mark(seat.user_id, ("hand", table_id, seat.seat))
 
     def result(self, table_id: int) -> None:
         live = self._live(table_id)
         if live:
-            self.sender.mark(live.table.chat_id, ("result", table_id, -1))
+            self.outbox.mark(live.table.chat_id, ("result", table_id, -1))
 
     def broken(self, table_id: int) -> None:
         live = self._live(table_id)
         if live:
-            self.sender.mark(live.table.chat_id, ("broken", table_id, -1))
+            self.outbox.mark(live.table.chat_id, ("broken", table_id, -1))
 
     def pick(self, table_id: int, seat: int, card: int | None) -> None:
         """The second step of covering: remember the picked card (None: back to the hand) and redraw."""
@@ -85,7 +85,7 @@ class Presenter(Redraw):
             self.selected[(table_id, seat)] = card
         user = live.table.seats[seat].user_id
         if user is not None:
-            self.sender.mark(user, ("hand", table_id, seat))
+            self.outbox.mark(user, ("hand", table_id, seat))
 
     # ------------------------------------------------------------------ languages
 

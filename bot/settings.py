@@ -10,6 +10,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.i18n import LANGUAGES
+from bot.outbox import Limits
 
 _TOKEN = re.compile(r"^\d{5,}:[A-Za-z0-9_-]{30,}$")
 _SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
@@ -42,11 +43,12 @@ class Settings(BaseSettings):
     webhook_listen: str = "0.0.0.0"
     webhook_port: int = 8443
     webhook_secret: str | None = None
-    # Seconds between redraws of one group's table message, and of one player's hand message.
-    group_redraw_interval: float = 3.0
-    private_redraw_interval: float = 1.0
-    # PTB's AIORateLimiter as a safety net under the sender's own pacing (tests with fast pacing turn it off).
-    rate_limiter: bool = True
+    # Seconds between redraws of one group's table message, and of one player's hand message. Replies and
+    # results go first whatever these say; a group never gets more than 20 messages a minute.
+    group_redraw_interval: float = Field(3.0, gt=0)
+    private_redraw_interval: float = Field(1.0, gt=0)
+    # Telegram's limits scaled in time: 1 is Telegram; tests against a fake Bot API run faster (e.g. 0.01).
+    rate_scale: float = Field(1.0, gt=0, le=1)
     # Seconds from the move before to a bot's move, its thinking included, so play can be followed.
     bot_move_delay: float = 1.5
     # Worker processes that run computer players' searches (one core each); 0: a thread in this process.
@@ -61,6 +63,17 @@ class Settings(BaseSettings):
         if not _TOKEN.match(value):
             raise ValueError("BOT_TOKEN does not look like a token from @BotFather (digits:letters)")
         return value
+
+    def limits(self) -> Limits:
+        """The outbox's budgets: Telegram's, scaled by RATE_SCALE, and the redraw intervals."""
+        scale = self.rate_scale
+        return Limits(
+            window=60.0 * scale,
+            chat_spacing=1.0 * scale,
+            global_window=1.0 * scale,
+            group_redraw=self.group_redraw_interval,
+            private_redraw=self.private_redraw_interval,
+        )
 
     @model_validator(mode="after")
     def _webhook_needs_a_secret(self) -> Settings:

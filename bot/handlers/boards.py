@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
-
 from telegram import InlineKeyboardMarkup, Update
-from telegram.error import BadRequest
 
 from bot.callbacks import BoardPress, BoardScope
-from bot.handlers.common import Context, Deps, as_user, asked, deps, pressed, text_for_chat
+from bot.handlers.common import Context, Deps, as_user, asked, deps, pressed, reply, show, text_for_chat
 from bot.standings import MIN_GAMES, PAGE, board_keyboard, board_text, stats_text
 from engine.options import GameType
 from storage import GLOBAL
@@ -35,7 +32,7 @@ async def top_command(update: Update, context: Context) -> None:
     everybody = message.chat_id > 0 or (context.args and context.args[0].lower() == "global")
     scope: BoardScope = "g" if everybody else "c"
     text, keyboard = await _board(d, message.chat_id, scope, "throw_in", 0)
-    await message.reply_text(text, reply_markup=keyboard)
+    await reply(d, message, text, keyboard)
 
 
 async def stats_command(update: Update, context: Context) -> None:
@@ -50,7 +47,7 @@ async def stats_command(update: Update, context: Context) -> None:
     here = await d.storage.results.stats(subject.id, message.chat_id) if message.chat_id < 0 else []
     everywhere = await d.storage.results.stats(subject.id, GLOBAL)
     t = await text_for_chat(d, message.chat_id)
-    await message.reply_text(stats_text(subject.display_name, here, everywhere, t))
+    await reply(d, message, stats_text(subject.display_name, here, everywhere, t))
 
 
 async def board_press(update: Update, context: Context) -> None:
@@ -64,5 +61,4 @@ async def board_press(update: Update, context: Context) -> None:
         return
     text, keyboard = await _board(d, query.message.chat.id, press.scope, press.game_type, press.page)
     await query.answer()
-    with contextlib.suppress(BadRequest):  # pressing the page already shown: "message is not modified"
-        await query.edit_message_text(text, reply_markup=keyboard)
+    await show(d, query, text, keyboard)  # the page already shown is not sent again

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeVar
 
-from telegram import CallbackQuery, Message, Update
+from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
 from telegram import User as TelegramUser
 from telegram.constants import ChatType
 from telegram.ext import ContextTypes
@@ -13,6 +13,7 @@ from telegram.ext import ContextTypes
 from bot.callbacks import Press, decode
 from bot.i18n import Text
 from bot.members import ChatMembers
+from bot.outbox import Outbox
 from bot.presenter import Presenter
 from bot.service import Outcome, Refusal, TableService
 from storage import Storage
@@ -29,6 +30,7 @@ class Deps:
     service: TableService
     presenter: Presenter
     members: ChatMembers
+    outbox: Outbox
 
 
 def deps(context: Context) -> Deps:
@@ -49,7 +51,7 @@ def as_user(tg: TelegramUser) -> User:
 
 async def record_update(update: object, context: Context) -> None:
     """Before any handler (group -1): who wrote and where, once per update. A user who writes to the bot in
-    private is reachable again; a chat that writes is no longer refused by the sender."""
+    private is reachable again; a chat that writes is no longer refused by the outbox."""
     if not isinstance(update, Update):
         return
     d = deps(context)
@@ -61,7 +63,7 @@ async def record_update(update: object, context: Context) -> None:
     if chat is not None:
         if chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
             await d.storage.chats.seen(chat.id, chat.type, chat.title, bool(chat.is_forum))
-        d.presenter.sender.forgive(chat.id)
+        d.outbox.forgive(chat.id)
 
 
 async def user_of(d: Deps, update: Update) -> User | None:
@@ -76,6 +78,27 @@ async def asked(update: Update, context: Context) -> tuple[Deps, Message, User] 
     message = update.effective_message
     user = await user_of(d, update)
     return None if message is None or user is None else (d, message, user)
+
+
+async def reply(d: Deps, message: Message, text: str, keyboard: InlineKeyboardMarkup | None = None) -> None:
+    """Answer a message where it was written (quoting it in a group, in its forum topic), through the outbox:
+    before any redraw, and retried if Telegram asks us to wait."""
+    group = message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
+    await d.outbox.send(
+        message.chat_id,
+        text,
+        keyboard=keyboard,
+        thread_id=thread_of(message) or None,
+        reply_to=message.message_id if group else None,
+    )
+
+
+async def show(d: Deps, query: CallbackQuery, text: str, keyboard: InlineKeyboardMarkup | None) -> None:
+    """Redraw the message a button was pressed under (a menu's next page), through the outbox."""
+    if query.message is not None:
+        await d.outbox.send(
+            query.message.chat.id, text, keyboard=keyboard, message_id=query.message.message_id
+        )
 
 
 def thread_of(message: Message | None) -> int:

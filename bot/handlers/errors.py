@@ -10,7 +10,7 @@ import traceback
 from telegram import Update
 from telegram.error import TelegramError
 
-from bot.handlers.common import Context, answer, deps
+from bot.handlers.common import Context, answer, deps, reply
 from bot.i18n import language_for, texts
 from bot.service import Outcome, Refusal
 
@@ -46,4 +46,4 @@ async def on_error(update: object, context: Context) -> None:
         if update.callback_query is not None:
             await update.callback_query.answer(t("alert.error"), show_alert=True)
         elif update.effective_message is not None:
-            await update.effective_message.reply_text(t("alert.error"))
+            await reply(deps(context), update.effective_message, t("alert.error"))

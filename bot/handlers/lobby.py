@@ -5,7 +5,7 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.callbacks import LobbyPress
-from bot.handlers.common import Context, Deps, alert, answer, asked, is_admin, pressed, thread_of
+from bot.handlers.common import Context, Deps, alert, answer, asked, is_admin, pressed, reply, thread_of
 from bot.lobby import CHOICES, cycle
 from bot.service import Outcome, Refusal
 from engine import Options
@@ -24,9 +24,9 @@ async def new_game(update: Update, context: Context) -> None:
     )
     t = await d.presenter.group_text(message.chat_id)
     if not outcome.ok:
-        await message.reply_text(alert(t, outcome))
+        await reply(d, message, alert(t, outcome))
     elif not user.started and outcome.table_id is not None:  # seated; the link lets the bot send the cards
-        await message.reply_text(t("alert.start_private", link=_link(d, outcome.table_id)))
+        await reply(d, message, t("alert.start_private", link=_link(d, outcome.table_id)))
 
 
 async def table_command(update: Update, context: Context) -> None:
@@ -38,14 +38,14 @@ async def table_command(update: Update, context: Context) -> None:
     t = await d.presenter.group_text(message.chat_id)
     live = d.service.here(message.chat_id, thread_of(message))
     if live is None:
-        await message.reply_text(t("alert.no_table"))
+        await reply(d, message, t("alert.no_table"))
         return
     command = message.text.split()[0].split("@")[0].lstrip("/") if message.text else ""
     outcome = await _lobby_action(context, d, user, live.table.id, command)
     if outcome is None:  # /join by a user the bot may not message yet
-        await message.reply_text(t("alert.start_private", link=_link(d, live.table.id)))
+        await reply(d, message, t("alert.start_private", link=_link(d, live.table.id)))
     elif not outcome.ok:
-        await message.reply_text(alert(t, outcome))
+        await reply(d, message, alert(t, outcome))
 
 
 async def lobby_press(update: Update, context: Context) -> None:

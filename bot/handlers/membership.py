@@ -20,7 +20,7 @@ async def my_membership(update: Update, context: Context) -> None:
     is_in = change.new_chat_member.status in _IN
     if is_in and not was_in:
         t = await d.presenter.group_text(change.chat.id)
-        await context.bot.send_message(change.chat.id, t("alert.hello"))
+        await d.outbox.send(change.chat.id, t("alert.hello"))
     elif was_in and not is_in:
-        d.presenter.sender.refuse(change.chat.id)
+        d.outbox.refuse(change.chat.id)
         await d.service.close_chat(change.chat.id)

@@ -7,7 +7,7 @@ import re
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
-from bot.handlers.common import Context, Deps, alert, deps, text_for_chat, user_of
+from bot.handlers.common import Context, Deps, alert, deps, reply, text_for_chat, user_of
 from bot.i18n import Text
 from bot.service import Refusal
 from storage.records import LIVE, User
@@ -24,9 +24,9 @@ async def start(update: Update, context: Context) -> None:
     t = await d.presenter.user_text(user.id)
     payload = context.args[0] if context.args else ""
     if payload.startswith("join_"):
-        await update.effective_message.reply_text(await _join_by_link(d, user, payload[5:], t))
+        await reply(d, update.effective_message, await _join_by_link(d, user, payload[5:], t))
         return
-    await update.effective_message.reply_text(t("alert.welcome"), reply_markup=add_to_group(d, t))
+    await reply(d, update.effective_message, t("alert.welcome"), add_to_group(d, t))
 
 
 def add_to_group(d: Deps, t: Text) -> InlineKeyboardMarkup:
@@ -41,7 +41,7 @@ async def group_only(update: Update, context: Context) -> None:
     user = await user_of(d, update)
     if message is not None and user is not None:
         t = await d.presenter.user_text(user.id)
-        await message.reply_text(t("alert.group_only"), reply_markup=add_to_group(d, t))
+        await reply(d, message, t("alert.group_only"), add_to_group(d, t))
 
 
 async def _join_by_link(d: Deps, user: User, token: str, t: Text) -> str:
@@ -63,7 +63,8 @@ async def _join_by_link(d: Deps, user: User, token: str, t: Text) -> str:
 async def help_command(update: Update, context: Context) -> None:
     message = update.effective_message
     if message is not None:
-        await message.reply_text((await text_for_chat(deps(context), message.chat_id))("help.text"))
+        d = deps(context)
+        await reply(d, message, (await text_for_chat(d, message.chat_id))("help.text"))
 
 
 async def rules_command(update: Update, context: Context) -> None:
@@ -74,6 +75,8 @@ async def rules_command(update: Update, context: Context) -> None:
         return
     t = await text_for_chat(deps(context), message.chat_id)
     url = context.application.bot_data["settings"].rules_url
-    await message.reply_text(
-        t("help.rules") + (f"\n\n{t('help.rules_link', url=html.escape(url))}" if url else "")
+    await reply(
+        deps(context),
+        message,
+        t("help.rules") + (f"\n\n{t('help.rules_link', url=html.escape(url))}" if url else ""),
     )

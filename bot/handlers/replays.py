@@ -7,7 +7,7 @@ import re
 from telegram import Update
 
 from bot.callbacks import number
-from bot.handlers.common import Context, deps, text_for_chat
+from bot.handlers.common import Context, deps, reply, text_for_chat
 from bot.render import chunks
 from bot.replay import replay_lines
 from storage import BrokenSnapshot
@@ -28,15 +28,15 @@ async def replay_command(update: Update, context: Context) -> None:
     row = await d.storage.games.get(game_id) if game_id is not None else None
     table = await d.storage.tables.get(row.table_id) if row else None
     if row is None or table is None or table.chat_id != message.chat_id:
-        await message.reply_text(t("replay.not_found"))
+        await reply(d, message, t("replay.not_found"))
         return
     try:
         deal = d.storage.games.load_deal(row)
     except BrokenSnapshot:
-        await message.reply_text(t("replay.not_found"))
+        await reply(d, message, t("replay.not_found"))
         return
     names = [await d.service.seat_name(seat.user_id, seat.seat) for seat in table.seats]
     actions = [(a.seat, a.action) for a in await d.storage.games.log(row.id)]
     lines = [f"<b>{t('replay.title', id=row.id)}</b>", *replay_lines(deal, actions, names, t)]
     for text in chunks(lines):
-        await message.reply_text(text)
+        await reply(d, message, text)

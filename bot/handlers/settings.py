@@ -3,13 +3,10 @@ admins only), with their buttons (``S:``)."""
 
 from __future__ import annotations
 
-import contextlib
-
 from telegram import CallbackQuery, Update
-from telegram.error import BadRequest
 
 from bot.callbacks import SettingsPress
-from bot.handlers.common import Context, Deps, asked, is_admin, pressed
+from bot.handlers.common import Context, Deps, asked, is_admin, pressed, reply, show
 from bot.i18n import LANGUAGES
 from bot.lobby import CHOICES, cycle
 from bot.settings_menu import group_menu, language_menu
@@ -23,7 +20,7 @@ async def language_command(update: Update, context: Context) -> None:
     if found is not None:
         d, message, user = found
         text, keyboard = language_menu(await d.presenter.user_text(user.id))
-        await message.reply_text(text, reply_markup=keyboard)
+        await reply(d, message, text, keyboard)
 
 
 async def settings_command(update: Update, context: Context) -> None:
@@ -34,11 +31,11 @@ async def settings_command(update: Update, context: Context) -> None:
     d, message, user = found
     t = await d.presenter.group_text(message.chat_id)
     if not await is_admin(context, message.chat_id, user.id):
-        await message.reply_text(t("settings.admins_only"))
+        await reply(d, message, t("settings.admins_only"))
         return
     chat = await d.storage.chats.get(message.chat_id)
     text, keyboard = group_menu(t, chat.default_options if chat and chat.default_options else Options())
-    await message.reply_text(text, reply_markup=keyboard)
+    await reply(d, message, text, keyboard)
 
 
 async def settings_press(update: Update, context: Context) -> None:
@@ -63,9 +60,7 @@ async def _own_language(d: Deps, query: CallbackQuery, user: User, press: Settin
     await d.storage.users.set_language(user.id, press.value)
     t = await d.presenter.user_text(user.id)
     await query.answer(t("settings.saved"))
-    text, keyboard = language_menu(t)
-    with contextlib.suppress(BadRequest):
-        await query.edit_message_text(text, reply_markup=keyboard)
+    await show(d, query, *language_menu(t))
 
 
 async def _group_settings(d: Deps, query: CallbackQuery, chat_id: int, press: SettingsPress) -> None:
@@ -78,6 +73,4 @@ async def _group_settings(d: Deps, query: CallbackQuery, chat_id: int, press: Se
         await d.storage.chats.set_default_options(chat_id, options)
     t = await d.presenter.group_text(chat_id)
     await query.answer(t("settings.saved"))
-    text, keyboard = group_menu(t, options)
-    with contextlib.suppress(BadRequest):
-        await query.edit_message_text(text, reply_markup=keyboard)
+    await show(d, query, *group_menu(t, options))

@@ -39,7 +39,7 @@ def settings(db_path: Path, **overrides: Any) -> Settings:
         "bot_move_delay": 0.01,
         "ai_workers": 0,  # bots think in a thread, briefly: the games under test are about the bot, not play
         "ai_budget_scale": 0.01,
-        "rate_limiter": False,  # the sender's own pacing is under test; PTB's limiter would slow it further
+        "rate_scale": 0.01,  # Telegram's limits a hundred times faster, to play whole games in seconds
     }
     values.update(overrides)
     return Settings(**values)

@@ -56,7 +56,7 @@ async def test_the_bot_says_hello_when_added_and_ends_the_groups_tables_when_rem
     fake.bot_membership(GROUP, 1, added=False)
     live = harness.deps.service.live[tid]
     await fake.wait_for(lambda: live.table.status == "cancelled", what="the table ended")
-    await harness.deps.presenter.sender.idle()  # a send already under way when it left may still fail
+    await harness.deps.outbox.idle()  # a send already under way when it left may still fail
     sent = len([s for s in fake.sent if s.chat_id == GROUP])
     await asyncio.sleep(0.3)
     assert len([s for s in fake.sent if s.chat_id == GROUP]) == sent  # nothing more tried there
@@ -72,7 +72,9 @@ async def test_a_creator_who_never_started_the_bot_keeps_the_seat_and_the_link_n
     link = await fake.wait_for(
         lambda: next((m for m in fake.bot_messages(GROUP) if "start=join_" in m.text), None), what="the link"
     )
-    lobby = next(m for m in fake.bot_messages(GROUP) if m.buttons())
+    lobby = await fake.wait_for(
+        lambda: next((m for m in fake.bot_messages(GROUP) if m.buttons()), None), what="the lobby"
+    )
     assert "Ann" in fake.messages[GROUP][lobby.message_id].text  # still seated
     token = link.text.split("start=join_")[1].split()[0]
     fake.send(1, 1, f"/start join_{token}")

@@ -97,7 +97,7 @@ async def test_a_debug_log_holds_no_token_salt_deck_or_hand(harness: Harness, de
     await play_until_over(fake, GROUP, [1, 2], random.Random(3))
     # A library line and one of ours that carry the token are masked too, whatever their level.
     logging.getLogger("telegram.ext").error("calling %s failed", f"{BASE_URL}{TOKEN}/getUpdates")
-    logging.getLogger("bot.sender").debug("token %s", TOKEN)
+    logging.getLogger("bot.outbox").debug("token %s", TOKEN)
     text = debug_log.getvalue()
     row = await harness.deps.storage.games.current(1)
     assert row is not None and row.salt and row.deck
