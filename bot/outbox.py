@@ -208,10 +208,10 @@ class Outbox:
                 else:
                     key = key or next(iter(chat.dirty))
                     del chat.dirty[key]
-                    if key[0] not in URGENT:
-                        chat.last_redraw = self.clock()
                     found = await self.source(key)
                     message_id = await self._deliver(found) if found is not None else None
+                    if key[0] not in URGENT:
+                        chat.last_redraw = self.clock()  # spaced from when it went out
                     chat.failures = 0
                     if found is not None and message_id is not None and message_id != found.message_id:
                         await self.on_sent(key, message_id)  # a new message (or one sent anew)
