@@ -69,6 +69,20 @@ class Sent:
     text: str = ""
 
 
+@dataclass(frozen=True)
+class RateLimits:
+    """Telegram's limits on sending (edits count), scaled in time like the bot's RATE_SCALE."""
+
+    scale: float = 1.0
+    chat_spacing: float = 1.0  # one message a second into a chat (a little early is let through, as Telegram)
+    group_budget: int = 20  # a minute, into one group
+    global_budget: int = 30  # a second, overall
+    retry_after: int = 1  # what a 429 asks for, in (real) seconds
+
+
+SENDS = ("sendMessage", "editMessageText", "editMessageReplyMarkup")
+
+
 @dataclass
 class FakeTelegram:
     users: dict[int, dict[str, Any]] = field(default_factory=dict)
@@ -87,6 +101,9 @@ class FakeTelegram:
     webhook: dict[str, Any] = field(default_factory=dict)  # setWebhook's url and secret_token, once set
     webhook_target: str | None = None  # where updates are posted in webhook mode (the test's local server)
     webhook_answers: list[int] = field(default_factory=list)  # HTTP status of every update posted
+    limits: RateLimits | None = None  # Telegram's rate limits, enforced with 429s (off unless set)
+    too_early: list[tuple[int, str]] = field(default_factory=list)  # sends before a 429's retry_after ran out
+    _blocked_until: dict[int, float] = field(default_factory=dict)
     authors: dict[tuple[int, int], int] = field(default_factory=dict)  # (chat, message) -> who wrote it
     _changed: dict[int, asyncio.Event] = field(default_factory=dict)  # per chat: the bot sent or edited
     _answered: dict[str, asyncio.Event] = field(default_factory=dict)
@@ -305,6 +322,8 @@ class FakeTelegram:
             queued = self.failures.get(method)
             if queued:
                 raise queued.pop(0)
+            if method in SENDS and isinstance(params.get("chat_id"), int):
+                self._check_rate(int(params["chat_id"]), method)
             result = await api(params)
         except ApiError as err:
             chat = params.get("chat_id")
@@ -315,12 +334,39 @@ class FakeTelegram:
             ):
                 self.sent.append(Sent(time.monotonic(), method, chat, False, str(params.get("text", ""))))
             body: dict[str, Any] = {"ok": False, "error_code": err.code, "description": err.description}
+            if err.retry_after is not None and isinstance(chat, int):
+                self._blocked_until[chat] = time.monotonic() + err.retry_after
             if err.retry_after is not None:
                 body["parameters"] = {"retry_after": err.retry_after}
             if err.migrate_to is not None:
                 body["parameters"] = {"migrate_to_chat_id": err.migrate_to}
             return err.code, body
         return 200, {"ok": True, "result": result}
+
+    def _check_rate(self, chat_id: int, method: str) -> None:
+        """429 past Telegram's limits; a send before a 429's retry_after has run out is also recorded."""
+        now = time.monotonic()
+        if now < self._blocked_until.get(chat_id, 0.0):
+            self.too_early.append((chat_id, method))
+        limits = self.limits
+        if limits is None:
+            return
+        ok = [s.at for s in self.sent if s.ok]
+        mine = [t for t, s in zip(ok, (s for s in self.sent if s.ok), strict=True) if s.chat_id == chat_id]
+        spacing, window, second = (
+            limits.chat_spacing * limits.scale * 0.8,
+            60 * limits.scale,
+            1.0 * limits.scale,
+        )
+        over = (
+            (mine and now - mine[-1] < spacing)
+            or (chat_id < 0 and sum(1 for t in mine if t > now - window) >= limits.group_budget)
+            or sum(1 for t in ok if t > now - second) >= limits.global_budget
+        )
+        if over:
+            raise ApiError(
+                429, f"Too Many Requests: retry after {limits.retry_after}", retry_after=limits.retry_after
+            )
 
     async def serve(self, host: str = "127.0.0.1", port: int = 0) -> tuple[Any, int]:
         """Serve the fake over real HTTP (aiohttp) for a bot in another process; returns (runner, port)."""

@@ -1,0 +1,68 @@
+"""The outbox against a fake Bot API that enforces Telegram's limits (scaled in time like RATE_SCALE):
+replies always arrive, no group gets more than 20 messages a minute, a 429 is waited out and never
+undercut, and no edit is sent that would change nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+from tests.bot.conftest import Harness
+from tests.bot.fake_telegram import ApiError, RateLimits
+from tests.bot.players import GROUP, open_table, play_until_over, start
+
+SCALE = 0.01  # the harness's RATE_SCALE
+
+
+def most_in_a_window(times: list[float], window: float) -> int:
+    return max((sum(1 for t in times if first <= t < first + window) for first in times), default=0)
+
+
+async def test_command_replies_after_a_game_all_arrive_within_the_groups_budget(harness: Harness) -> None:
+    fake = harness.fake
+    fake.limits = RateLimits(scale=SCALE)
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    await play_until_over(fake, GROUP, [1, 2], random.Random(41))
+    for user, name in ((3, "Cid"), (4, "Dan"), (5, "Eve")):
+        fake.add_user(user, name)
+    commands = {1: "/top", 2: "/stats", 3: "/rules", 4: "/help", 5: "/top global"}
+    expected = ["Leaderboard of this chat", "Statistics of Bob", "Throw-in durak", "/newgame", "Global"]
+    before = len(fake.bot_messages(GROUP))
+    for user, command in commands.items():  # five members at once
+        fake.send(user, GROUP, command)
+    replies = await fake.wait_for(
+        lambda: len(fake.bot_messages(GROUP)) >= before + 5 and fake.bot_messages(GROUP)[before:], timeout=20
+    )
+    for text in expected:
+        assert any(text in m.text for m in replies), text
+    sent = [s.at for s in fake.sent if s.chat_id == GROUP and s.ok]
+    assert most_in_a_window(sent, 60 * SCALE) <= 20
+    assert fake.too_early == []
+
+
+async def test_a_429_is_waited_out_and_the_reply_sent_after_it_never_before(harness: Harness) -> None:
+    fake = harness.fake
+    fake.add_group(GROUP, "Friends")
+    fake.add_user(1, "Ann")
+    fake.fail_next("sendMessage", ApiError(429, "Too Many Requests: retry after 1", retry_after=1))
+    asked = time.monotonic()
+    fake.send(1, GROUP, "/help")
+    reply = await fake.wait_for(lambda: fake.last(GROUP), timeout=10, what="the reply")
+    assert "/newgame" in reply.text
+    refused = next(s for s in fake.sent if not s.ok)
+    delivered = next(s for s in fake.sent if s.ok and s.chat_id == GROUP)
+    assert refused.at >= asked and delivered.at - refused.at >= 1.0
+    assert fake.too_early == []
+
+
+async def test_no_edit_is_sent_that_would_change_nothing(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob", "Cid"])
+    await start(harness, lobby)
+    await play_until_over(fake, GROUP, [1, 2, 3], random.Random(42))
+    await harness.deps.outbox.idle()
+    await asyncio.sleep(0.1)
+    unchanged = [s for s in fake.sent if s.method == "editMessageText" and not s.ok]
+    assert unchanged == []
