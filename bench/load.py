@@ -102,7 +102,6 @@ async def run(tables: int, seconds: float, synchronous: str = "FULL") -> None:
             "DATABASE_SYNCHRONOUS": synchronous,
             "PRIVATE_REDRAW_INTERVAL": "0.05",
             "BOT_MOVE_DELAY": "0.5",
-            "RATE_LIMITER": "false",
             "LOG_LEVEL": "WARNING",
         }
         profile = (

@@ -31,7 +31,7 @@ BASE_URL = "http://fake-telegram.test/bot"
 
 class ApiError(Exception):
     def __init__(
-        self, code: int, description: str, retry_after: int | None = None, migrate_to: int | None = None
+        self, code: int, description: str, retry_after: float | None = None, migrate_to: int | None = None
     ) -> None:
         super().__init__(description)
         self.code = code
@@ -48,6 +48,8 @@ class Message:
     reply_markup: dict[str, Any] | None
     thread_id: int | None = None
     from_bot: bool = True
+    reply_to: int | None = None  # the message this one answers
+    at: float = 0.0  # when it was sent (time.monotonic())
     table_id: int | None = None  # tests remember the lobby's table here: the buttons go once the game starts
 
     def buttons(self) -> list[tuple[str, str]]:
@@ -77,7 +79,8 @@ class RateLimits:
     chat_spacing: float = 1.0  # one message a second into a chat (a little early is let through, as Telegram)
     group_budget: int = 20  # a minute, into one group
     global_budget: int = 30  # a second, overall
-    retry_after: int = 1  # what a 429 asks for, in (real) seconds
+    retry_after: float = 1.0  # what a 429 asks for, in seconds (scaled too when ``scale_retry``)
+    scale_retry: bool = False
 
 
 SENDS = ("sendMessage", "editMessageText", "editMessageReplyMarkup")
@@ -364,9 +367,8 @@ class FakeTelegram:
             or sum(1 for t in ok if t > now - second) >= limits.global_budget
         )
         if over:
-            raise ApiError(
-                429, f"Too Many Requests: retry after {limits.retry_after}", retry_after=limits.retry_after
-            )
+            wait = limits.retry_after * (limits.scale if limits.scale_retry else 1.0)
+            raise ApiError(429, f"Too Many Requests: retry after {wait:g}", retry_after=wait)
 
     async def serve(self, host: str = "127.0.0.1", port: int = 0) -> tuple[Any, int]:
         """Serve the fake over real HTTP (aiohttp) for a bot in another process; returns (runner, port)."""
@@ -463,6 +465,9 @@ class FakeTelegram:
             params["text"],
             params.get("reply_markup"),
             params.get("message_thread_id"),
+            reply_to=params.get("reply_to_message_id")
+            or (params.get("reply_parameters") or {}).get("message_id"),
+            at=time.monotonic(),
         )
         self.messages.setdefault(chat_id, {})[message.message_id] = message
         self.sent.append(Sent(time.monotonic(), "sendMessage", chat_id, True, message.text))
