@@ -3,6 +3,7 @@ register the handlers. ``python -m bot`` runs it."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import sys
@@ -152,19 +153,23 @@ def webhook_options(settings: Settings) -> dict[str, Any]:
     }
 
 
-async def check_database(settings: Settings) -> None:
+async def check_database(settings: Settings) -> int:
     """Open (and migrate) the database and read its live tables once, before anything talks to Telegram:
-    a damaged, foreign or read-only file stops the start with one line naming it."""
+    a damaged, foreign or read-only file stops the start with one line naming it. Returns how many tables a
+    start brings back."""
     storage = await Storage.open(settings.database_path, synchronous=settings.database_synchronous)
     try:
-        await storage.live_tables()
+        return len(await storage.live_tables())
     except Exception as exc:  # sqlite3 errors, and rows no record can be built from
         raise StorageUnusable(settings.database_path, f"{type(exc).__name__}: {exc}") from None
     finally:
         await storage.close()
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bot", description="Durak for Telegram groups.")
+    parser.add_argument("--check", action="store_true", help="check the settings and the database, then exit")
+    check = parser.parse_args(argv).check
     try:
         settings = load_settings()
     except SettingsError as exc:
@@ -172,10 +177,16 @@ def main() -> int:
         return 2
     logs.configure(settings.log_level, settings.log_level_libs, settings.bot_token)
     try:
-        asyncio.run(check_database(settings))
+        tables = asyncio.run(check_database(settings))
     except (StorageUnusable, SchemaTooNew) as exc:
         print(f"Cannot start: {exc}", file=sys.stderr)
         return 2
+    if check:
+        mode = f"webhook at {settings.webhook_url}" if settings.webhook_url else "long polling"
+        print(
+            f"OK: settings valid ({mode}); the database {settings.database_path} opens, with {tables} tables to bring back"
+        )
+        return 0
     application = build_application(settings)
     try:
         if settings.webhook_url:

@@ -11,7 +11,7 @@ from telegram.constants import ChatType
 from telegram.ext import ContextTypes
 
 from bot.callbacks import Press, decode
-from bot.i18n import Text
+from bot.i18n import Text, language_for
 from bot.members import ChatMembers
 from bot.outbox import Outbox
 from bot.presenter import Presenter
@@ -62,7 +62,12 @@ async def record_update(update: object, context: Context) -> None:
             await d.storage.users.set_blocked(user.id, False)
     if chat is not None:
         if chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
-            await d.storage.chats.seen(chat.id, chat.type, chat.title, bool(chat.is_forum))
+            known = await d.storage.chats.seen(chat.id, chat.type, chat.title, bool(chat.is_forum))
+            # A group speaks the language of the first person who uses the bot there (Telegram tells us
+            # theirs), until its admins choose one in /settings.
+            spoken = language_for(tg.language_code if tg else None, "")
+            if known.language is None and spoken:
+                await d.storage.chats.set_language(chat.id, spoken)
         d.outbox.forgive(chat.id)
 
 

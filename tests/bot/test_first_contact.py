@@ -85,3 +85,20 @@ async def test_a_creator_who_never_started_the_bot_keeps_the_seat_and_the_link_n
     assert [s.user_id for s in harness.deps.service.live[table_id(lobby)].table.seats] == [1]
     answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:join")
     assert "already" in str(answer.get("text"))
+
+
+async def test_a_group_speaks_the_language_of_the_first_person_who_uses_the_bot_there(
+    harness: Harness,
+) -> None:
+    fake = harness.fake
+    fake.add_group(GROUP, "Друзья")
+    fake.add_user(1, "Маша", language="ru")
+    fake.send(1, 1, "/start")
+    await fake.wait_for(lambda: fake.last(1), what="the welcome")
+    fake.send(1, GROUP, "/newgame")
+    lobby = await fake.wait_for(
+        lambda: next((m for m in fake.bot_messages(GROUP) if m.buttons()), None), what="the lobby"
+    )
+    assert "Новая игра" in lobby.text
+    chat = await harness.deps.storage.chats.get(GROUP)
+    assert chat is not None and chat.language == "ru"

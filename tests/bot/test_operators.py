@@ -115,3 +115,31 @@ def test_the_checked_in_example_settings_name_every_setting() -> None:
     example = (ROOT / ".env.example").read_text()
     for name in Settings.model_fields:
         assert f"{name.upper()}=" in example, name
+
+
+def test_check_validates_the_settings_and_the_database_and_exits(tmp_path: Path) -> None:
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "BOT_TOKEN": TOKEN,
+        "DATABASE_PATH": str(tmp_path / "d.sqlite3"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "--check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("OK: settings valid (long polling)") and "0 tables" in done.stdout
+    env["BOT_TOKEN"] = "not a token"
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "--check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "BOT_TOKEN" in done.stderr
