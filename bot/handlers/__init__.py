@@ -16,7 +16,7 @@ from telegram.ext import (
 )
 
 from bot.handlers import boards, errors, lobby, membership, play, private, replays, settings
-from bot.handlers.common import DEPS, Deps
+from bot.handlers.common import DEPS, Deps, log_update
 from bot.handlers.common import record_update as common_record
 
 __all__ = ["DEPS", "Deps", "register"]
@@ -52,5 +52,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(CallbackQueryHandler(boards.board_press, pattern=r"^T:"))
     add(CallbackQueryHandler(settings.settings_press, pattern=r"^S:"))
     add(CallbackQueryHandler(errors.unknown_press))
+    # After everything: one log line per update (who, where, which table, what, how long).
+    add(TypeHandler(Update, log_update), group=1)
     # A handler that raised: one log line, and the person waiting still gets an answer.
     application.add_error_handler(errors.on_error)

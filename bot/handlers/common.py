@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -10,7 +12,7 @@ from telegram import User as TelegramUser
 from telegram.constants import ChatType
 from telegram.ext import ContextTypes
 
-from bot.callbacks import Press, decode
+from bot.callbacks import Press, decode, number
 from bot.i18n import Text, language_for
 from bot.members import ChatMembers
 from bot.outbox import Outbox
@@ -20,6 +22,7 @@ from storage import Storage
 from storage.records import User
 
 Context = ContextTypes.DEFAULT_TYPE
+log = logging.getLogger("bot.updates")
 P = TypeVar("P", bound=Press)
 DEPS = "deps"  # the key of the bot's parts in application.bot_data
 
@@ -49,11 +52,15 @@ def as_user(tg: TelegramUser) -> User:
     )
 
 
+_began: dict[int, float] = {}  # update id -> when its handling began (for the log line after it)
+
+
 async def record_update(update: object, context: Context) -> None:
     """Before any handler (group -1): who wrote and where, once per update. A user who writes to the bot in
     private is reachable again; a chat that writes is no longer refused by the outbox."""
     if not isinstance(update, Update):
         return
+    _began[update.update_id] = time.perf_counter()
     d = deps(context)
     tg, chat = update.effective_user, update.effective_chat
     if tg is not None and not tg.is_bot:
@@ -69,6 +76,37 @@ async def record_update(update: object, context: Context) -> None:
             if known.language is None and spoken:
                 await d.storage.chats.set_language(chat.id, spoken)
         d.outbox.forgive(chat.id)
+
+
+async def log_update(update: object, context: Context) -> None:
+    """After every handler (the last group): one line an operator can read, with the chat, the user, the
+    table, what was asked and how long it took. Never a card, a salt, a token or a deep link's payload:
+    commands by name only, presses by the kind of button and its table."""
+    if not isinstance(update, Update):
+        return
+    took = (time.perf_counter() - _began.pop(update.update_id, time.perf_counter())) * 1000
+    chat, user = update.effective_chat, update.effective_user
+    what, table = "update", None
+    if update.callback_query is not None:
+        data = update.callback_query.data or ""
+        what = f"press {data[:1] or '?'}"
+        parts = data.split(":")
+        table = number(parts[1]) if len(parts) > 1 and data[:1] in "mkhbL" else None
+    elif update.effective_message is not None and (update.effective_message.text or "").startswith("/"):
+        what = (update.effective_message.text or "").split()[0].split("@")[0][:32]
+        if chat is not None:
+            live = deps(context).service.here(chat.id, thread_of(update.effective_message))
+            table = live.table.id if live else None
+    elif update.my_chat_member is not None:
+        what = f"membership {update.my_chat_member.new_chat_member.status}"
+    log.info(
+        "%s chat=%s user=%s table=%s %.0f ms",
+        what,
+        chat.id if chat else "-",
+        user.id if user else "-",
+        table if table is not None else "-",
+        took,
+    )
 
 
 async def user_of(d: Deps, update: Update) -> User | None:

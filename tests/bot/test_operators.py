@@ -7,6 +7,7 @@ import io
 import logging
 import os
 import random
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -104,6 +105,9 @@ async def test_a_debug_log_holds_no_token_salt_deck_or_hand(harness: Harness, de
     secret = TOKEN.partition(":")[2]
     assert logging.getLogger("bot").isEnabledFor(logging.DEBUG)
     assert "<BOT_TOKEN>/getUpdates" in text and "token <BOT_TOKEN>" in text
+    # One line per update an operator can read: what, where, who, which table, how long.
+    assert re.search(r"bot\.updates: /newgame chat=-100 user=1 table=1 \d+ ms", text), text[-2000:]
+    assert re.search(r"bot\.updates: press m chat=\d+ user=\d+ table=1 \d+ ms", text)
     for leak in (TOKEN, secret, row.salt, row.deck, "Your hand", "snapshot"):
         assert leak not in text, leak
     assert not [m for m in fake.bot_messages(1) if m.text and m.text.split("\n")[-1] in text]
