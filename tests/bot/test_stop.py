@@ -1,0 +1,95 @@
+"""A clean stop: ``python -m bot`` gets SIGTERM mid-game; every accepted move is in the database, the table
+message shows the last state (waiting messages are flushed within a bound), the process exits 0, and the
+next start brings the game back with its timer."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+from tests.bot.fake_telegram import TOKEN, FakeTelegram, Message
+from tests.bot.players import hand_message, press_and_wait
+
+ROOT = Path(__file__).resolve().parents[2]
+GROUP = -100
+
+
+async def bot_process(port: int, db: Path) -> asyncio.subprocess.Process:
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "BOT_TOKEN": TOKEN,
+        "BOT_API_URL": f"http://127.0.0.1:{port}/bot",
+        "DATABASE_PATH": str(db),
+        "AI_WORKERS": "0",
+        "RATE_SCALE": "0.01",
+        "GROUP_REDRAW_INTERVAL": "0.5",  # redraws still waiting when the stop comes
+        "PRIVATE_REDRAW_INTERVAL": "0.05",
+    }
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=ROOT, env=env, stderr=asyncio.subprocess.PIPE
+    )
+
+
+def fresh_move(fake: FakeTelegram, after: int) -> tuple[Message, str] | None:
+    """A move button of a newer state than ``after``, in either player's hand."""
+    for user in (1, 2):
+        hand = hand_message(fake, user)
+        for _, data in hand.buttons() if hand else ():
+            if data.startswith("m:") and int(data.split(":")[2]) > after:
+                return hand, data  # type: ignore[return-value]
+    return None
+
+
+async def test_sigterm_commits_flushes_and_the_next_start_brings_the_game_back(tmp_path: Path) -> None:
+    fake = FakeTelegram()
+    runner, port = await fake.serve()
+    db = tmp_path / "stop.sqlite3"
+    try:
+        bot = await bot_process(port, db)
+        await fake.wait_for(lambda: fake.commands, timeout=60, what="the bot to start")
+        fake.add_group(GROUP, "Friends")
+        for user, name in ((1, "Ann"), (2, "Bob")):
+            fake.add_user(user, name)
+            fake.send(user, user, "/start")
+        await fake.wait_for(lambda: fake.last(1) and fake.last(2), what="welcomes")
+        fake.send(1, GROUP, "/newgame")
+        lobby = await fake.wait_for(lambda: next((m for m in fake.bot_messages(GROUP) if m.buttons()), None))
+        table = lobby.buttons()[0][1].split(":")[1]
+        await press_and_wait(fake, 2, GROUP, lobby.message_id, f"L:{table}:join")
+        await asyncio.sleep(0.6)
+        await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table}:start")
+        version = -1
+        for _ in range(4):  # a few moves, the last one right before the stop
+            hand, data = await fake.wait_for(lambda: fresh_move(fake, version), what="a move to press")
+            version = int(data.split(":")[2])
+            answer = await press_and_wait(fake, hand.chat_id, hand.chat_id, hand.message_id, data)
+            assert "text" not in answer, answer
+        last_move = time.monotonic()
+        bot.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(bot.communicate(), timeout=30)
+        assert bot.returncode == 0, err.decode()[-2000:]
+        with sqlite3.connect(db) as conn:
+            (moves,) = conn.execute("SELECT COUNT(*) FROM events").fetchone()
+            assert moves == 4
+        # The group's table message was redrawn to the last move before the process ended.
+        shown = fake.messages[GROUP][lobby.message_id].text
+        assert "Durak ·" in shown
+        edits = [s for s in fake.sent if s.chat_id == GROUP and s.ok and s.method == "editMessageText"]
+        assert edits and edits[-1].text == shown
+        assert edits[-1].at > last_move  # the redraw still waiting (0.5 s apart) went out during the stop
+        # The next start brings the game back, with its timer.
+        bot = await bot_process(port, db)
+        await asyncio.sleep(3)
+        with sqlite3.connect(db) as conn:
+            (deadline,) = conn.execute("SELECT deadline FROM tables").fetchone()
+        bot.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(bot.communicate(), timeout=30)
+        assert bot.returncode == 0 and "restored 1 live tables" in err.decode(), err.decode()[-2000:]
+        assert deadline is not None
+    finally:
+        await runner.cleanup()
