@@ -123,11 +123,13 @@ async def asked(update: Update, context: Context) -> tuple[Deps, Message, User] 
     return None if message is None or user is None else (d, message, user)
 
 
-async def reply(d: Deps, message: Message, text: str, keyboard: InlineKeyboardMarkup | None = None) -> None:
+async def reply(
+    d: Deps, message: Message, text: str, keyboard: InlineKeyboardMarkup | None = None
+) -> int | None:
     """Answer a message where it was written (quoting it in a group, in its forum topic), through the outbox:
     before any redraw, and retried if Telegram asks us to wait."""
     group = message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
-    await d.outbox.send(
+    return await d.outbox.send(
         message.chat_id,
         text,
         keyboard=keyboard,

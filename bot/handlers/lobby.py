@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from telegram import Update
+from telegram import Message, Update
 
 from bot.callbacks import LobbyPress
 from bot.handlers.common import Context, Deps, alert, answer, asked, is_admin, pressed, reply, thread_of
+from bot.i18n import Text
 from bot.lobby import CHOICES, cycle
 from bot.service import Outcome, Refusal
 from engine import Options
@@ -26,7 +27,7 @@ async def new_game(update: Update, context: Context) -> None:
     if not outcome.ok:
         await reply(d, message, alert(t, outcome))
     elif not user.started and outcome.table_id is not None:  # seated; the link lets the bot send the cards
-        await reply(d, message, t("alert.start_private", link=_link(d, outcome.table_id)))
+        await _show_link(d, message, t, outcome.table_id)
 
 
 async def table_command(update: Update, context: Context) -> None:
@@ -43,7 +44,7 @@ async def table_command(update: Update, context: Context) -> None:
     command = message.text.split()[0].split("@")[0].lstrip("/") if message.text else ""
     outcome = await _lobby_action(context, d, user, live.table.id, command)
     if outcome is None:  # /join by a user the bot may not message yet
-        await reply(d, message, t("alert.start_private", link=_link(d, live.table.id)))
+        await _show_link(d, message, t, live.table.id)
     elif not outcome.ok:
         await reply(d, message, alert(t, outcome))
 
@@ -96,6 +97,14 @@ async def _lobby_action(context: Context, d: Deps, user: User, table_id: int, ac
     if action == "bot":
         return await service.add_bot(table_id, user.id, admin)
     return Outcome.refused(Refusal.STALE)
+
+
+async def _show_link(d: Deps, message: Message, t: Text, table_id: int) -> None:
+    """Reply with the table's deep link, remembered so that it is edited once somebody used it."""
+    shown = await reply(d, message, t("alert.start_private", link=_link(d, table_id)))
+    live = d.service.table(table_id)
+    if shown is not None and live is not None:
+        live.links.append(shown)
 
 
 def _link(d: Deps, table_id: int) -> str:

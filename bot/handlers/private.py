@@ -9,6 +9,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
 from bot.handlers.common import Context, Deps, alert, deps, reply, text_for_chat, user_of
 from bot.i18n import Text
+from bot.render import short
 from bot.service import Refusal
 from storage.records import LIVE, User
 
@@ -55,9 +56,15 @@ async def _join_by_link(d: Deps, user: User, token: str, t: Text) -> str:
     outcome = await d.service.join(table.id, user)
     chat = await d.storage.chats.get(table.chat_id)
     title = html.escape(chat.title if chat and chat.title else "")
-    if outcome.ok or outcome.refusal is Refusal.ALREADY_SEATED:
-        return t("alert.joined", chat=title)
-    return alert(t, outcome)
+    if not (outcome.ok or outcome.refusal is Refusal.ALREADY_SEATED):
+        return alert(t, outcome)
+    live = d.service.table(table.id)
+    if live is not None and live.links:  # the link did its job: the group's message says so, without it
+        used = (await d.presenter.group_text(table.chat_id))("alert.link_used", name=short(user.display_name))
+        for message_id in live.links:
+            await d.outbox.send(table.chat_id, used, message_id=message_id)
+        live.links.clear()
+    return t("alert.joined", chat=title)
 
 
 async def help_command(update: Update, context: Context) -> None:

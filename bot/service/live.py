@@ -74,6 +74,7 @@ class Live:
         None  # rematch: the last durak (user id, or None and seat for a bot)
     )
     failures: int = 0  # database writes that failed in a row (the retry backs off)
+    links: list[int] = field(default_factory=list)  # group messages showing the deep link (edited once used)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def seat_of(self, user_id: int) -> int | None:

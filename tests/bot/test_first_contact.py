@@ -82,6 +82,10 @@ async def test_a_creator_who_never_started_the_bot_keeps_the_seat_and_the_link_n
         lambda: next((m for m in fake.bot_messages(1) if "joined the table" in m.text), None), what="joined"
     )
     assert "Friends" in joined.text
+    # The link has done its job: the group's message no longer shows it.
+    await fake.wait_for(
+        lambda: fake.messages[GROUP][link.message_id].text == "Ann took a seat at the table.", what="the edit"
+    )
     assert [s.user_id for s in harness.deps.service.live[table_id(lobby)].table.seats] == [1]
     answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:join")
     assert "already" in str(answer.get("text"))

@@ -40,6 +40,7 @@ async def test_command_replies_after_a_game_all_arrive_within_the_groups_budget(
     sent = [s.at for s in fake.sent if s.chat_id == GROUP and s.ok]
     assert most_in_a_window(sent, 60 * SCALE) <= 20
     assert fake.too_early == []
+    assert [s for s in fake.sent if not s.ok] == []  # no 429 at all: the outbox kept every budget
 
 
 async def test_a_429_is_waited_out_and_the_reply_sent_after_it_never_before(harness: Harness) -> None:
