@@ -243,9 +243,17 @@ class Outbox:
         if draft.message_id is not None and self._shown.get((chat_id, draft.message_id)) == shown:
             return draft.message_id  # it shows that already: an edit would change nothing
         chat = self._chat(chat_id)
-        now = self.clock()
-        chat.sent.append(now)
-        self._overall.append(now)
+        try:
+            return await self._call(chat, draft, shown, again)
+        finally:
+            # Counted from when Telegram answered: a request that waited in a queue on the way still leaves
+            # the next one its full spacing.
+            now = self.clock()
+            chat.sent.append(now)
+            self._overall.append(now)
+
+    async def _call(self, chat: _Chat, draft: Draft, shown: tuple[str, object], again: bool) -> int | None:
+        chat_id = draft.chat_id
         try:
             if draft.message_id is None:
                 sent = await self.bot.send_message(

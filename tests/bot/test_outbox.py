@@ -67,3 +67,24 @@ async def test_no_edit_is_sent_that_would_change_nothing(harness: Harness) -> No
     await asyncio.sleep(0.1)
     unchanged = [s for s in fake.sent if s.method == "editMessageText" and not s.ok]
     assert unchanged == []
+
+
+async def test_fifty_lobbies_at_once_stay_within_thirty_messages_a_second_overall(harness: Harness) -> None:
+    from tests.bot.conftest import start_app, stop_app
+
+    fake = harness.fake
+    await stop_app(harness.app)
+    scale = 0.1  # coarser than the harness, so the overall second is not lost in the timer's jitter
+    harness.app = await start_app(fake, harness.db_path, rate_scale=scale)
+    fake.limits = RateLimits(scale=scale)
+    for n in range(50):
+        fake.add_group(-1000 - n, f"Group {n}")
+        fake.add_user(n + 1, f"P{n}")
+    for n in range(50):
+        fake.send(n + 1, -1000 - n, "/newgame")
+    await fake.wait_for(
+        lambda: all(fake.bot_messages(-1000 - n) for n in range(50)), timeout=30, what="fifty lobbies"
+    )
+    sent = [s.at for s in fake.sent if s.ok]
+    assert most_in_a_window(sent, 1.0 * scale) <= 30
+    assert [s for s in fake.sent if not s.ok] == [] and fake.too_early == []
