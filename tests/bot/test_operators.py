@@ -24,16 +24,16 @@ from tests.bot.players import GROUP, open_table, play_until_over, start
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_bot(database: Path) -> subprocess.CompletedProcess[str]:
+def run_bot(database: Path, *args: str, token: str = TOKEN) -> subprocess.CompletedProcess[str]:
     env = {
         "PATH": os.environ.get("PATH", ""),
-        "BOT_TOKEN": TOKEN,
+        "BOT_TOKEN": token,
         "BOT_API_URL": "http://127.0.0.1:9/bot",  # never reached: the database is checked first
         "DATABASE_PATH": str(database),
         "AI_WORKERS": "0",
     }
     return subprocess.run(
-        [sys.executable, "-m", "bot"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "bot", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
 
 
@@ -122,28 +122,8 @@ def test_the_checked_in_example_settings_name_every_setting() -> None:
 
 
 def test_check_validates_the_settings_and_the_database_and_exits(tmp_path: Path) -> None:
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "BOT_TOKEN": TOKEN,
-        "DATABASE_PATH": str(tmp_path / "d.sqlite3"),
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "--check"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_bot(tmp_path / "d.sqlite3", "--check")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("OK: settings valid (long polling)") and "0 tables" in done.stdout
-    env["BOT_TOKEN"] = "not a token"
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "--check"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_bot(tmp_path / "d.sqlite3", "--check", token="not a token")
     assert done.returncode == 2 and "BOT_TOKEN" in done.stderr
