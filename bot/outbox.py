@@ -158,6 +158,10 @@ class Outbox:
         for task in self._tasks.values():
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        for chat in self._chats.values():  # nobody waits for ever on a message that will not go out now
+            for _, done in chat.urgent:
+                if not done.done():
+                    done.set_result(None)
 
     # ------------------------------------------------------------------ one task per chat
 
