@@ -1,5 +1,6 @@
-"""Callback data of inline buttons: compact, at most 64 bytes, and tied to a table's state version so a
-press on an out-of-date keyboard is recognised instead of applied.
+"""Callback data of inline buttons: compact, at most 64 bytes, and carrying the table's state version the
+keyboard was drawn at (a move still counts if it is legal now; the version tells an out-of-date keyboard to
+be drawn anew, and a card picked for the two-step cover to be asked again).
 
 ``S:<u|c>:<what>[:<value>]`` a settings button · ``T:<c|g>:<game type>:<page>`` a leaderboard page · ``L:<table>:<action>[:<option>]`` a lobby button (join, leave, add bot, options, start, cycle an option) ·
 ``m:<table>:<version>:<move>`` a move · ``k:<table>:<version>:<card>`` a card picked to cover with, when it

@@ -32,10 +32,17 @@ class PlayService(Registry):
         return Refusal.NOT_YOURS if seat is None else (live, seat)
 
     async def press(self, table_id: int, user_id: int, version: int, move: Move) -> Outcome:
+        """A player's move button, drawn at state ``version``. Two players act within a second all the time,
+        so a press counts whenever its move is still legal for that seat now, whatever changed since; a move
+        that no longer is gets the engine's reason, and a keyboard that was out of date is drawn anew."""
         found = self.seat_in_game(table_id, user_id)
         if isinstance(found, Refusal):
             return Outcome.refused(found)
-        return await self._act(found[0], found[1], move, version=version)
+        live, seat = found
+        outcome = await self._act(live, seat, move)
+        if outcome.refusal is Refusal.ILLEGAL and live.game is not None and live.game.version != version:
+            self.redraw.hands(table_id)  # only the hands that show something else are sent again
+        return outcome
 
     async def reclaim(self, table_id: int, user_id: int) -> Outcome:
         found = self.seat_in_game(table_id, user_id)

@@ -101,9 +101,9 @@ async def test_stale_foreign_and_forged_presses_get_an_alert_and_change_nothing(
     old = [data for _, data in message.buttons() if isinstance(decode(data), MovePress)]
     await press_and_wait(fake, leader, leader, message.message_id, old[0])
     version = live.game.version
-    # The same (now stale) keyboard pressed again.
+    # The same (now out-of-date) keyboard pressed again: that lead is no longer legal, and says why.
     answer = await press_and_wait(fake, leader, leader, message.message_id, old[-1])
-    assert answer.get("show_alert") and "out of date" in str(answer.get("text"))
+    assert answer.get("show_alert") and "already been led" in str(answer.get("text"))
     # Somebody not at the table, replaying another player's button data.
     fake.add_user(9, "Mallory")
     fake.send(9, 9, "/start")

@@ -13,7 +13,7 @@ import pytest
 
 from bot.service import Refusal, TableService
 from bot.thinking import Thinker
-from engine import Options
+from engine import Options, cards, parse_cards, parse_move
 from engine.ai import HeuristicPlayer
 from engine.views import view
 from storage import Storage
@@ -113,14 +113,15 @@ def next_move(w: World, table_id: int) -> tuple[int, int, int]:
     return user, live.game.version, HeuristicPlayer().choose(view(live.game, seat))
 
 
-async def test_a_move_on_an_old_version_is_refused_as_stale_and_changes_nothing(world: World) -> None:
+async def test_a_move_no_longer_legal_is_refused_with_its_reason_and_changes_nothing(world: World) -> None:
     tid = await dealt(world)
     user, version, move = next_move(world, tid)
     assert (await world.service.press(tid, user, version, move)).ok
     live = world.service.live[tid]
     assert live.game is not None and live.game.version == version + 1
-    outcome = await world.service.press(tid, user, version, move)
-    assert outcome.refusal is Refusal.STALE and live.game.version == version + 1
+    outcome = await world.service.press(tid, user, version, move)  # the same lead again
+    assert outcome.refusal is Refusal.ILLEGAL and outcome.reason and live.game.version == version + 1
+    assert ("hands", tid) in world.marked.marks  # the out-of-date keyboard is drawn anew
     # The deadline follows the game: the newest version, a full move timer from now.
     assert world.scheduled.deadlines[tid] == (version + 1, world.clock.now + 30)
 
@@ -132,9 +133,29 @@ async def test_two_presses_at_once_one_is_taken_the_other_refused(world: World) 
         world.service.press(tid, user, version, move), world.service.press(tid, user, version, move)
     )
     assert sorted([first.ok, second.ok]) == [False, True]
-    assert (first.refusal or second.refusal) is Refusal.STALE
+    assert (first.refusal or second.refusal) is Refusal.ILLEGAL
     row = await world.storage.games.current(tid)
     assert row is not None and row.seq == 1  # logged once
+
+
+async def test_a_press_on_an_older_keyboard_counts_while_its_move_is_still_legal(world: World) -> None:
+    """Ann leads 6♠ on Bob; Cid's keyboard then offers 6♣ to throw in. Bob covers first; Cid's press, made on
+    the keyboard drawn before the cover, is still a legal move and is taken."""
+    users = [await player(world.storage, i, name) for i, name in enumerate(["Ann", "Bob", "Cid"], 1)]
+    opened = await world.service.open_lobby(GROUP, 0, users[0], "Friends", Options())
+    tid = opened.table_id
+    assert tid is not None
+    for user in users[1:]:
+        await world.service.join(tid, user)
+    hands = "6h 6s 9d Td Jd Qd  7s 8c 9c Tc Jc Qc  6c 8d Kd Ad Ks As  7h"
+    rest = [c for c in cards.deck(36) if c not in parse_cards(hands)]
+    assert (await world.service.start(tid, 1, False, deck=[*parse_cards(hands), *rest])).ok
+    live = world.service.live[tid]
+    assert live.game is not None and live.game.lead == 0
+    assert (await world.service.press(tid, 1, 0, parse_move("l6s"))).ok
+    assert (await world.service.press(tid, 2, 1, parse_move("c6s7s"))).ok
+    assert (await world.service.press(tid, 3, 1, parse_move("t6c"))).ok  # drawn at version 1, taken at 2
+    assert live.game.version == 3 and live.game.attack == parse_cards("6s 6c")
 
 
 async def test_a_press_by_someone_not_seated_is_refused(world: World) -> None:
