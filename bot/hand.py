@@ -89,7 +89,8 @@ def hand_keyboard(view: View, table_id: int, t: Text, *, selected: int | None = 
         back = InlineKeyboardButton(t("button.cancel"), callback_data=encode(HandPress(table_id)))
         return InlineKeyboardMarkup([row, [back]] if row else [[back]])
     card_buttons: list[InlineKeyboardButton] = []
-    extra: list[InlineKeyboardButton] = []
+    extra: list[InlineKeyboardButton] = []  # moves of several cards, or with a card of the table's rank
+    final: list[InlineKeyboardButton] = []  # Take and Pass: a row of their own, away from the cards
     by_card: dict[int, list[Move]] = {}
     for m in moves:
         k = kind(m)
@@ -105,9 +106,9 @@ def hand_keyboard(view: View, table_id: int, t: Text, *, selected: int | None = 
         elif k == Kind.SHOW_TRUMP:
             extra.append(press(m, t("button.show", card=card_str(cards(m)[0]))))
         elif k == Kind.TAKE:
-            extra.append(press(TAKE, t("button.take")))
+            final.append(press(TAKE, t("button.take")))
         else:
-            extra.append(press(m, t("button.pass")))
+            final.append(press(m, t("button.pass")))
     for card in sort_hand(by_card, view.trump):
         options = by_card[card]
         if len(options) == 1:
@@ -116,8 +117,7 @@ def hand_keyboard(view: View, table_id: int, t: Text, *, selected: int | None = 
             data = encode(PickPress(table_id, view.version, card))
             card_buttons.append(InlineKeyboardButton(card_str(card), callback_data=data))
     rows = [card_buttons[i : i + CARDS_PER_ROW] for i in range(0, len(card_buttons), CARDS_PER_ROW)]
-    if extra:
-        rows.append(extra)
+    rows += [row for row in (extra, final) if row]
     return InlineKeyboardMarkup(rows)
 
 

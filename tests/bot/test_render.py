@@ -196,3 +196,21 @@ def test_six_long_escaped_names_keep_whose_move_and_the_seal_within_telegrams_li
     assert "&amp;" * 2000 not in text  # the recent lines went, from the last, to make room
     for name in names:  # every name is cut to 24 characters, escaped
         assert html.escape(name) not in text and html.escape(name[:23]) + "…" in text
+
+
+def test_take_and_pass_have_a_row_of_their_own_below_the_cards() -> None:
+    t = texts("en")
+    for seed in range(200):
+        g = Game.deal(Options(variant=Variant.TRANSFER), 3, rng=random.Random(seed))
+        rng = random.Random(seed)
+        for _ in range(rng.randint(0, 30)):
+            if g.over:
+                break
+            seat = rng.choice(g.to_act())
+            g.push(seat, rng.choice(g.legal_moves(seat)))
+        for seat in [] if g.over else g.to_act():
+            rows = hand_keyboard(view(g, seat), 1, t).inline_keyboard
+            words = {t("button.take"), t("button.pass")}
+            final = [row for row in rows if any(b.text in words for b in row)]
+            assert len(final) <= 1 and (not final or final[0] is rows[-1])
+            assert all(b.text in words for row in final for b in row)
