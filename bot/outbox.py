@@ -72,7 +72,7 @@ class _Chat:
     sent: deque[float] = field(default_factory=deque)  # when each send of the window went out
     last_redraw: float = 0.0
     blocked_until: float = 0.0  # a 429's retry_after
-    failures: int = 0  # network failures in a row (a 429 counts too)
+    failures: int = 0  # network failures in a row (a 429 is pacing, not a failure)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -219,10 +219,10 @@ class Outbox:
                     chat.failures = 0
                     if found is not None and message_id is not None and message_id != found.message_id:
                         await self.on_sent(key, message_id)  # a new message (or one sent anew)
-            except _TryAgain:
+            except _TryAgain as again:
                 if waiting is None and key is not None:
                     chat.dirty[key] = None  # drawn anew when its turn comes again
-                chat.failures += 1
+                chat.failures += again.failure
                 if chat.failures > MAX_FAILURES and waiting is not None:
                     log.error("giving up a message to chat %s after %d failures", chat_id, chat.failures)
                     self._settle(chat, None)
@@ -280,16 +280,15 @@ class Outbox:
                 )
                 message_id = draft.message_id
         except RetryAfter as exc:
-            chat.failures = -1  # a 429 is Telegram pacing us, not a failure: try as long as it takes
             delay = exc.retry_after
             seconds = delay if isinstance(delay, int | float) else delay.total_seconds()
             chat.blocked_until = self.clock() + float(seconds)
             log.warning("429 in chat %s: waiting %s s, then trying again", chat_id, seconds)
-            raise _TryAgain from None
+            raise _TryAgain(failure=False) from None  # Telegram pacing us: tried as long as it takes
         except BadRequest as exc:
             text = exc.message.lower()
-            if "not modified" in text:
-                self._shown[(chat_id, draft.message_id or 0)] = shown
+            if "not modified" in text and draft.message_id is not None:
+                self._shown[(chat_id, draft.message_id)] = shown
                 return draft.message_id
             if (
                 draft.message_id is not None
@@ -311,7 +310,7 @@ class Outbox:
         except TelegramError as exc:  # a network failure: the same work again, a little later
             log.warning("sending to %s failed (%s); trying again", chat_id, exc)
             chat.blocked_until = self.clock() + (1.0 if not again else 2.0)
-            raise _TryAgain from None
+            raise _TryAgain(failure=True) from None
         self._shown[(chat_id, message_id)] = shown
         if (
             len(self._shown) > 50_000
@@ -321,4 +320,8 @@ class Outbox:
 
 
 class _TryAgain(Exception):
-    """The work stays queued: Telegram asked us to wait, or the network failed."""
+    """The work stays queued: Telegram asked us to wait, or (``failure``) the network failed."""
+
+    def __init__(self, *, failure: bool) -> None:
+        super().__init__()
+        self.failure = failure

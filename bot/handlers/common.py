@@ -12,7 +12,7 @@ from telegram import User as TelegramUser
 from telegram.constants import ChatType
 from telegram.ext import ContextTypes
 
-from bot.callbacks import Press, decode, number
+from bot.callbacks import Press, decode
 from bot.i18n import Text, language_for
 from bot.members import ChatMembers
 from bot.outbox import Outbox
@@ -90,8 +90,7 @@ async def log_update(update: object, context: Context) -> None:
     if update.callback_query is not None:
         data = update.callback_query.data or ""
         what = f"press {data[:1] or '?'}"
-        parts = data.split(":")
-        table = number(parts[1]) if len(parts) > 1 and data[:1] in "mkhbL" else None
+        table = getattr(decode(data), "table_id", None)
     elif update.effective_message is not None and (update.effective_message.text or "").startswith("/"):
         what = (update.effective_message.text or "").split()[0].split("@")[0][:32]
         if chat is not None:
