@@ -1,52 +1,100 @@
-"""A player's hand message: the table in short, the hand, what is asked of them, and buttons for exactly
-their legal moves (pure, from that seat's view only)."""
+"""A player's hand message: what just happened to them, the table in short, the hand, what is asked of them,
+and buttons for exactly their legal moves (pure, from that seat's view only). The prompt and the keyboard come
+from the same list of choices, so they never disagree."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import BackPress, HandPress, MovePress, PickPress, encode
 from bot.i18n import Text
-from bot.render import NAME_LENGTH, card_list, fit, name_of, short
-from engine.cards import card_str, sort_hand
-from engine.moves import TAKE, Kind, Move, cards, kind
+from bot.render import NAME_LENGTH, by_suit, card_list, face, fit, hand_line, name_of, pairs, short, team_mark
+from engine.events import Event, EventKind
+from engine.moves import Kind, Move, cards, kind
 from engine.views import View
 
 CARDS_PER_ROW = 6
+# The order choices are named in and their buttons' rows: cards first, Take and Pass last, on a row of their own.
+CHOICE_ORDER = (Kind.LEAD, Kind.THROW_IN, Kind.COVER, Kind.TRANSFER, Kind.SHOW_TRUMP, Kind.TAKE, Kind.PASS)
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """The seat's own timer, as drawn: seconds left, and whether running out counts as a missed move."""
+
+    seconds: int
+    warning: bool = False  # close to a timeout that counts: say so
+    misses: int = 0  # missed moves in a row so far
+    limit: int = 3  # missed moves after which a bot takes the seat
+
+
+def choices(view: View) -> list[Kind]:
+    """The kinds of move the seat may make now, in the order they are named and shown."""
+    present = {kind(m) for m in view.moves}
+    return [k for k in CHOICE_ORDER if k in present]
 
 
 def hand_text(
-    view: View, names: Sequence[str], t: Text, chat_title: str, *, selected: int | None = None
+    view: View,
+    names: Sequence[str],
+    t: Text,
+    chat_title: str,
+    *,
+    selected: int | None = None,
+    clock: Clock | None = None,
+    last: Event | None = None,
 ) -> str:
-    """A player's private hand message: the table in short, the hand, and what is asked of them."""
+    """A player's private hand message while the game is on."""
     assert view.seat is not None
     seat = view.seat
     lines = [f"<b>{t('hand.title', chat=short(chat_title, 2 * NAME_LENGTH))}</b>"]
+    news = _news(view, names, t, last)
+    if news:
+        lines.append(news)
+    top = []
     if view.trump_card is not None:
-        lines.append(
-            f"{t('table.trump', card=card_str(view.trump_card))} · {t('table.talon', count=view.talon)}"
-        )
+        top.append(t("table.trump", card=face(view.trump_card)))
+    top.append(t("table.talon", count=view.talon))
+    lines.append(" · ".join(top))
     others = [
-        f"{name_of(names, info.seat)}: {info.cards}"
+        f"{team_mark(view, info.seat)}{name_of(names, info.seat)}: {info.cards}"
         for info in view.seats
         if info.seat != seat and info.place is None
     ]
     lines.append(" · ".join(others))
-    if view.table:
-        lines.append(
-            "  ".join(card_str(a) + (f" / {card_str(c)}" if c is not None else "") for a, c in view.table)
-        )
-    lines.append(t("hand.your_hand", cards=card_list(sort_hand(view.hand, view.trump)) or "—"))
+    partners = [s.seat for s in view.seats if s.team == view.seats[seat].team and s.seat != seat]
+    if view.options.teams and partners:
+        lines.append(t("hand.partner", names=", ".join(name_of(names, p) for p in partners)))
+    lines.extend(pairs(view.table))
+    lines.append(t("hand.your_hand", cards=hand_line(view.hand, view.trump) or "—"))
     lines.append("")
-    lines.append(_prompt(view, names, t, selected))
+    prompt = _prompt(view, names, t, selected)
+    if clock is not None and seat in view.to_act:
+        prompt = f"⏳ {t('hand.seconds', seconds=clock.seconds)} · {prompt}"
+    lines.append(prompt)
+    if clock is not None and clock.warning:
+        lines.append(t("hand.warning", seconds=clock.seconds, count=clock.misses + 1, limit=clock.limit))
     return fit(lines)
 
 
 def hand_closed(t: Text, chat_title: str, ended: str) -> str:
-    """A hand message once its table ended without a result: no cards, no buttons, and why."""
+    """A hand message once its table ended: no buttons, and how it ended for this player."""
     return f"<b>{t('hand.title', chat=short(chat_title, 2 * NAME_LENGTH))}</b>\n{ended}"
+
+
+def _news(view: View, names: Sequence[str], t: Text, last: Event | None) -> str | None:
+    """The last thing another player did, told to this player ("Alice leads 6♣ on you")."""
+    if last is None or last.seat == view.seat:
+        return None
+    name = name_of(names, last.seat)
+    if last.kind in (EventKind.LED, EventKind.THREW_IN) and view.defender == view.seat:
+        return t(f"news.{last.kind.value}_on_you", name=name, cards=card_list(last.cards))
+    if last.kind in (EventKind.TRANSFERRED, EventKind.SHOWED_TRUMP) and last.target == view.seat:
+        return t(f"news.{last.kind.value}_to_you", name=name, cards=card_list(last.cards))
+    return None
 
 
 def _prompt(view: View, names: Sequence[str], t: Text, selected: int | None) -> str:
@@ -58,17 +106,49 @@ def _prompt(view: View, names: Sequence[str], t: Text, selected: int | None) -> 
     if info.auto:
         return t("hand.auto")
     if selected is not None:
-        return t("hand.choose_attack", card=card_str(selected))
-    kinds = {kind(m) for m in view.moves}
-    if Kind.LEAD in kinds:
-        return t("hand.lead")
-    if Kind.TAKE in kinds:
-        return t("hand.defend")
-    if view.taking and view.moves:
-        return t("hand.taking", name=name_of(names, view.defender))
-    if view.moves:
-        return t("hand.throw_in")
-    return t("hand.wait")
+        return t("hand.choose_attack", card=face(selected))
+    found = choices(view)
+    if not found:
+        return _waiting(view, names, t)
+    defender = name_of(names, view.defender)
+    if Kind.LEAD in found:
+        role = t("hand.role_lead", name=defender)
+    elif seat == view.defender:
+        role = t("hand.role_defend")
+    elif view.taking:
+        role = t("hand.role_taking", name=defender)
+    else:
+        role = t("hand.role_attack", name=defender)
+    target = name_of(names, _next_defender(view))
+    said = [t(f"choice.{k.name.lower()}", name=target) for k in found]
+    if Kind.PASS not in found and seat not in view.to_act:  # throw-ins while the defender still covers
+        said.append(t("choice.wait", name=defender))
+    return f"{role}: {t.join(said)}."
+
+
+def _next_defender(view: View) -> int:
+    """Who a transfer would pass the attack on to: the next player in play after the defender (in team play,
+    the next opponent)."""
+    n = view.players
+    for step in range(1, n):
+        s = (view.defender + step) % n
+        info = view.seats[s]
+        if info.place is None and (not view.options.teams or info.team != view.seats[view.defender].team):
+            return s
+    return view.defender
+
+
+def _waiting(view: View, names: Sequence[str], t: Text) -> str:
+    """Nothing to do now: for whom this player waits, and why."""
+    seat = view.seat
+    assert seat is not None
+    if not view.to_act:
+        return t("hand.wait_end")
+    them = ", ".join(name_of(names, s) for s in view.to_act)
+    own = view.seats[seat].team
+    if view.options.teams and view.seats[view.defender].team == own and view.defender != seat:
+        return t("hand.partner_defends", name=name_of(names, view.defender), names=them)
+    return t("hand.wait_for", names=them)
 
 
 def hand_keyboard(view: View, table_id: int, t: Text, *, selected: int | None = None) -> InlineKeyboardMarkup:
@@ -85,7 +165,7 @@ def hand_keyboard(view: View, table_id: int, t: Text, *, selected: int | None = 
     moves = view.moves
     if selected is not None:
         covers = [m for m in moves if kind(m) == Kind.COVER and cards(m)[1] == selected]
-        row = [press(m, f"{card_str(cards(m)[0])} ← {card_str(selected)}") for m in covers]
+        row = [press(m, f"{face(cards(m)[0])} ← {face(selected)}") for m in covers]
         back = InlineKeyboardButton(t("button.cancel"), callback_data=encode(HandPress(table_id)))
         return InlineKeyboardMarkup([row, [back]] if row else [[back]])
     card_buttons: list[InlineKeyboardButton] = []
@@ -94,38 +174,85 @@ def hand_keyboard(view: View, table_id: int, t: Text, *, selected: int | None = 
     by_card: dict[int, list[Move]] = {}
     for m in moves:
         k = kind(m)
-        if k == Kind.LEAD and len(cards(m)) > 1:
-            if _is_whole_group(m, moves):
-                extra.append(press(m, t("button.all_of_rank", cards=card_list(cards(m)))))
-        elif k in (Kind.LEAD, Kind.THROW_IN):
+        if k in (Kind.LEAD, Kind.THROW_IN) and len(cards(m)) == 1:
             by_card.setdefault(cards(m)[0], []).append(m)
         elif k == Kind.COVER:
             by_card.setdefault(cards(m)[1], []).append(m)
-        elif k == Kind.TRANSFER:
-            extra.append(press(m, t("button.transfer", card=card_str(cards(m)[0]))))
-        elif k == Kind.SHOW_TRUMP:
-            extra.append(press(m, t("button.show", card=card_str(cards(m)[0]))))
-        elif k == Kind.TAKE:
-            final.append(press(TAKE, t("button.take")))
-        else:
-            final.append(press(m, t("button.pass")))
-    for card in sort_hand(by_card, view.trump):
+    for card in by_suit(by_card, view.trump):
         options = by_card[card]
         if len(options) == 1:
-            card_buttons.append(press(options[0], card_str(card)))
+            card_buttons.append(press(options[0], face(card)))
         else:  # one card that could cover several attack cards: ask which, in a second step
             data = encode(PickPress(table_id, view.version, card))
-            card_buttons.append(InlineKeyboardButton(card_str(card), callback_data=data))
+            card_buttons.append(InlineKeyboardButton(face(card), callback_data=data))
+    for m in lead_groups(view):
+        extra.append(press(m, t("button.all_of_rank", cards=card_list(by_suit(cards(m), view.trump)))))
+    for m in moves:
+        k = kind(m)
+        if k == Kind.TRANSFER:
+            extra.append(press(m, t("button.transfer", card=face(cards(m)[0]))))
+        elif k == Kind.SHOW_TRUMP:
+            extra.append(press(m, t("button.show", card=face(cards(m)[0]))))
+        elif k == Kind.TAKE:
+            final.append(press(m, t("button.take")))
+        elif k == Kind.PASS:
+            final.append(press(m, t("button.pass")))
     rows = [card_buttons[i : i + CARDS_PER_ROW] for i in range(0, len(card_buttons), CARDS_PER_ROW)]
     rows += [row for row in (extra, final) if row]
     return InlineKeyboardMarkup(rows)
 
 
-def _is_whole_group(move: Move, moves: Sequence[Move]) -> bool:
-    """Offer one multi-card lead per rank: the largest allowed (leading fewer is a lead plus throw-ins)."""
-    led = cards(move)
-    rank = led[0] >> 2
-    same = [m for m in moves if kind(m) == Kind.LEAD and cards(m)[0] >> 2 == rank]
-    return len(led) == max(len(cards(m)) for m in same) and move == max(
-        m for m in same if len(cards(m)) == len(led)
+def lead_groups(view: View) -> list[Move]:
+    """The leads of several cards a player would want, in the hand's order: per rank, all its plain cards,
+    and all its cards with the trump too (a trump is not given away unasked). Any other subset is a lead and
+    throw-ins."""
+    legal = {frozenset(cards(m)): m for m in view.moves if kind(m) == Kind.LEAD and len(cards(m)) > 1}
+    if not legal:
+        return []
+    ranks: dict[int, list[int]] = {}
+    for card in by_suit(view.hand, view.trump):
+        ranks.setdefault(card >> 2, []).append(card)
+    chosen: list[Move] = []
+    for group in sorted(ranks.values(), key=lambda g: by_suit(view.hand, view.trump).index(g[0])):
+        plain = frozenset(c for c in group if c & 3 != view.trump)
+        for wanted in (plain, frozenset(group)):
+            move = legal.get(wanted) if len(wanted) > 1 else None
+            if move is not None and move not in chosen:
+                chosen.append(move)
+    return chosen
+
+
+def hand_over(
+    view: View,
+    names: Sequence[str],
+    t: Text,
+    chat_title: str,
+    *,
+    rating: tuple[float, float] | None = None,
+    link: str | None = None,
+) -> str:
+    """The hand message once the game is over: how it ended for this player, their rating, and where the
+    result is."""
+    seat = view.seat
+    result = view.result
+    assert seat is not None and result is not None
+    lines = [f"<b>{t('hand.title', chat=short(chat_title, 2 * NAME_LENGTH))}</b>"]
+    if result.draw:
+        lines.append(t("end.draw"))
+    elif view.options.teams:
+        lines.append(t("end.team_lost" if result.lost(seat) else "end.team_won"))
+    elif result.lost(seat):
+        lines.append(t("end.durak"))
+    else:
+        lines.append(t("end.place", place=result.places[seat], players=view.players))
+    if result.durak is not None and result.durak != seat:
+        lines.append(t("result.durak", name=name_of(names, result.durak)))
+    if rating is not None:
+        before, after = rating
+        lines.append(
+            t("end.rating", before=f"{before:.1f}", after=f"{after:.1f}", change=f"{after - before:+.1f}")
+        )
+    lines.append(
+        t("end.link", link=link) if link else t("end.in_group", chat=short(chat_title, 2 * NAME_LENGTH))
     )
+    return fit(lines)

@@ -9,6 +9,7 @@ from importlib import resources
 from typing import Any
 
 from babel import Locale
+from babel.lists import format_list
 
 LANGUAGES = ("ru", "uk", "en")
 DEFAULT_LANGUAGE = "en"
@@ -77,6 +78,10 @@ class Text:
             raise TypeError(f"text {key!r} has no plural forms")
         form = entry.get(self._locale.plural_form(abs(n)), entry["other"])
         return form.format(n=n, **params)
+
+    def join(self, items: list[str]) -> str:
+        """Choices as this language lists them: "a, b, or c", "a, b или c"."""
+        return format_list(items, style="or", locale=self._locale)
 
 
 @cache

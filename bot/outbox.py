@@ -33,7 +33,9 @@ URGENT: frozenset[MessageKind] = frozenset({"result", "broken"})  # told once, a
 
 @dataclass(frozen=True, slots=True)
 class Draft:
-    """What one message should show now. ``message_id`` None: send it as a new message."""
+    """What one message should show now. ``message_id`` None: send it as a new message, which makes the
+    phone sound (an edit never does), and then delete ``replaces``: the same message moved to the bottom of
+    the chat with a notification, instead of a second message."""
 
     chat_id: int
     message_id: int | None
@@ -41,6 +43,7 @@ class Draft:
     keyboard: InlineKeyboardMarkup | None
     thread_id: int | None = None
     reply_to: int | None = None
+    replaces: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +273,8 @@ class Outbox:
                     disable_web_page_preview=True,
                 )
                 message_id = sent.message_id
+                if draft.replaces is not None:
+                    await self._delete(chat_id, draft.replaces)
             else:
                 await self.bot.edit_message_text(
                     draft.text,
@@ -317,6 +322,14 @@ class Outbox:
         ):  # memory stays bounded; a forgotten message is at worst edited once more
             self._shown.clear()
         return message_id
+
+    async def _delete(self, chat_id: int, message_id: int) -> None:
+        """Best effort: a message that cannot be deleted any more (gone, too old) just stays."""
+        self._shown.pop((chat_id, message_id), None)
+        try:
+            await self.bot.delete_message(chat_id, message_id)
+        except TelegramError as exc:
+            log.info("could not delete message %s in chat %s: %s", message_id, chat_id, exc)
 
 
 class _TryAgain(Exception):

@@ -9,12 +9,12 @@ from collections.abc import Mapping
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import LobbyPress, encode
-from bot.hand import hand_closed, hand_keyboard, hand_text
+from bot.hand import Clock, hand_closed, hand_keyboard, hand_over, hand_text
 from bot.i18n import Text, language_for, texts
 from bot.lobby import lobby_keyboard, lobby_text
 from bot.outbox import Draft, Key, Outbox
 from bot.render import cut, event_line, result_text, table_text
-from bot.service import CLOSED, Live, Redraw
+from bot.service import CLOSED, Live, Redraw, warning_before
 from engine.fairness import commitment
 from engine.views import view
 from storage import Storage
@@ -40,6 +40,11 @@ class Presenter(Redraw):
         self.bot_username = bot_username
         self.default_language = default_language
         self.selected: dict[tuple[int, int], int] = {}  # (table, seat) -> card picked to cover with
+        # A hand comes again with sound (sent anew, the old one deleted) when the table starts waiting for that
+        # player, when a bot takes the seat, and at the warning before a missed move: what each hand showed
+        # last ("clock", "auto" or "idle"), and the hand messages still to be replaced that way.
+        self.shown_state: dict[tuple[int, int], str] = {}
+        self.ringing: dict[tuple[int, int], int] = {}  # (table, seat) -> the hand message to replace
 
     # ------------------------------------------------------------------ Redraw
 
@@ -73,6 +78,25 @@ class Presenter(Redraw):
         live = self._live(table_id)
         if live:
             self.outbox.mark(live.table.chat_id, ("broken", table_id, -1))
+
+    def clock(self, table_id: int) -> None:
+        live = self._live(table_id)
+        if live is None or live.game is None:
+            return
+        self.table(table_id)
+        for seat in live.game.to_act():
+            user = live.table.seats[seat].user_id
+            if user is not None:
+                self.outbox.mark(user, ("hand", table_id, seat))
+
+    def warn(self, table_id: int, seat: int) -> None:
+        live = self._live(table_id)
+        if live is None:
+            return
+        at = live.table.seats[seat]
+        if at.user_id is not None and at.hand_message_id is not None:
+            self.ringing[(table_id, seat)] = at.hand_message_id
+            self.outbox.mark(at.user_id, ("hand", table_id, seat))
 
     def pick(self, table_id: int, seat: int, card: int | None) -> None:
         """The second step of covering: remember the picked card (None: back to the hand) and redraw."""
@@ -177,8 +201,48 @@ class Presenter(Redraw):
             return Draft(user.id, message_id, hand_closed(t, title, t(ended)), None)
         if live.game is None:
             return None
-        v = view(live.game, seat)
+        game = live.game
+        v = view(game, seat)
+        if game.over:
+            text = hand_over(
+                v, live.names, t, title, rating=live.ratings.get(seat), link=self.result_link(live)
+            )
+            return Draft(user.id, message_id, text, None)
         selected = self.selected.get((live.table.id, seat))
-        text = hand_text(v, live.names, t, title, selected=selected)
-        keyboard = None if live.game.over else hand_keyboard(v, live.table.id, t, selected=selected)
+        clock = None
+        if seat in v.to_act and live.deadline is not None:
+            seconds = max(0, round(live.deadline - time.time()))
+            warning = game.would_miss(seat) and seconds <= warning_before(live.table.options.move_timer)
+            clock = Clock(seconds, warning, game.misses[seat], game.rules.miss_limit)
+        last = next((e for e in reversed(live.recent) if e.seat != seat), None)
+        text = hand_text(v, live.names, t, title, selected=selected, clock=clock, last=last)
+        keyboard = hand_keyboard(v, live.table.id, t, selected=selected)
+        state = "auto" if v.seats[seat].auto else "clock" if seat in v.to_act else "idle"
+        replaces = self._ring((live.table.id, seat), message_id, state)
+        if replaces is not None:
+            return Draft(user.id, None, text, keyboard, replaces=replaces)
         return Draft(user.id, message_id, text, keyboard)
+
+    def _ring(self, key: tuple[int, int], message_id: int | None, state: str) -> int | None:
+        """The hand message to replace with a new one (which sounds), or None to edit it in place."""
+        before = self.shown_state.get(key)
+        self.shown_state[key] = state
+        if message_id is None:
+            return None  # the first hand is a new message anyway
+        if state != before and state in ("clock", "auto"):
+            self.ringing[key] = message_id
+        pending = self.ringing.get(key)
+        if pending is None:
+            return None
+        if pending != message_id or state == "idle":  # replaced already, or nothing asked of them any more
+            del self.ringing[key]
+            return None
+        return pending
+
+    def result_link(self, live: Live) -> str | None:
+        """A link to the result message in the group (Telegram links messages of supergroups only)."""
+        row = live.game_row
+        chat = str(live.table.chat_id)
+        if row is None or not row.result_message_id or not chat.startswith("-100") or len(chat) <= 4:
+            return None
+        return f"https://t.me/c/{chat[4:]}/{row.result_message_id}"

@@ -9,21 +9,57 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from bot.i18n import Text
-from engine.cards import card_str
+from engine.cards import card_str, parse_cards
 from engine.events import QUIET, Event, EventKind
 from engine.fairness import commitment as seal
 from engine.game import Result
 from engine.views import View
 
+SEAL_SHOWN = 12  # hex digits of the deck's seal on the table: enough to compare, short on a phone
 MAX_TEXT = 4096  # Telegram counts the text as shown, after the HTML is parsed (in UTF-16 code units)
 NAME_LENGTH = 24  # a name is cut to this many characters wherever it is shown: a table fits six long names
 
 
+SUIT_ORDER = (0, 2, 1, 3)  # ♠ ♣ ♦ ♥ shown as ♠ ♦ ♣ ♥: black and red take turns, so suits part at a glance
+TEAM_MARKS = ("🔷", "🔶")
+
+
+def face(card: int) -> str:
+    """A card as shown: the suit in emoji presentation, so ♥️ ♦️ are red and ♠️ ♣️ black on every phone."""
+    return card_str(card) + "\ufe0f"
+
+
 def card_list(shown: Sequence[int]) -> str:
-    return " ".join(card_str(c) for c in shown)
+    return " ".join(face(c) for c in shown)
+
+
+def by_suit(cards: Iterable[int], trump: int) -> list[int]:
+    """A hand as shown: grouped by suit (black and red in turn), trumps last, each suit by rank."""
+    return sorted(cards, key=lambda c: (c & 3 == trump, SUIT_ORDER[c & 3], c >> 2))
+
+
+def hand_line(cards: Sequence[int], trump: int) -> str:
+    """A hand sorted by suit, the suits set apart."""
+    groups: list[list[int]] = []
+    for card in by_suit(cards, trump):
+        if groups and groups[-1][0] & 3 == card & 3:
+            groups[-1].append(card)
+        else:
+            groups.append([card])
+    return "  ".join(card_list(g) for g in groups)
+
+
+def pairs(table: Sequence[tuple[int, int | None]]) -> list[str]:
+    """The cards on the table, one attack per line with its cover."""
+    return [face(a) + (f" ← {face(c)}" if c is not None else " ← ?") for a, c in table]
+
+
+def team_mark(view: View, seat: int) -> str:
+    """A seat's team marker in team play ("" otherwise)."""
+    return f"{TEAM_MARKS[view.seats[seat].team]} " if view.options.teams else ""
 
 
 def cut(name: str, limit: int = NAME_LENGTH) -> str:
@@ -54,7 +90,7 @@ def event_line(event: Event, names: Sequence[str], t: Text) -> str | None:
         return None
     params: dict[str, object] = {"name": name_of(names, event.seat), "cards": card_list(event.cards)}
     if k is EventKind.COVERED:
-        params.update(attack=card_str(event.cards[0]), cover=card_str(event.cards[1]))
+        params.update(attack=face(event.cards[0]), cover=face(event.cards[1]))
     if k in (EventKind.TRANSFERRED, EventKind.SHOWED_TRUMP):
         params["target"] = name_of(names, event.target)
     return t(f"event.{k.value}", **params)
@@ -62,9 +98,7 @@ def event_line(event: Event, names: Sequence[str], t: Text) -> str | None:
 
 def opening_line(view: View, names: Sequence[str], t: Text) -> str:
     reason, card = view.opening
-    return t(
-        f"opening.{reason}", name=name_of(names, view.lead), card=card_str(card) if card is not None else ""
-    )
+    return t(f"opening.{reason}", name=name_of(names, view.lead), card=face(card) if card is not None else "")
 
 
 def table_text(
@@ -80,7 +114,7 @@ def table_text(
     assert view.seat is None, "the group message is drawn from the public view only"
     lines = [f"<b>{t('table.title', variant=t('variant.' + view.options.variant.value))}</b>"]
     if view.trump_card is not None:
-        trump = card_str(view.trump_card)
+        trump = face(view.trump_card)
         holder = view.trump_card_seat
         lines.append(
             t("table.trump_held", card=trump, name=name_of(names, holder))
@@ -102,12 +136,10 @@ def table_text(
         if info.auto:
             marks.append(t("table.bot"))
         pointer = "▶ " if info.seat in view.to_act and view.result is None else "   "
-        lines.append(f"{pointer}{name_of(names, info.seat)} — {', '.join(marks)}")
+        lines.append(f"{pointer}{team_mark(view, info.seat)}{name_of(names, info.seat)} — {', '.join(marks)}")
     lines.append("")
     if view.table:
-        lines.append(
-            "  ".join(card_str(a) + (f" / {card_str(c)}" if c is not None else "") for a, c in view.table)
-        )
+        lines.extend(pairs(view.table))
     elif view.result is None:
         lines.append(t("table.empty"))
     if view.result is None and view.to_act:
@@ -125,7 +157,7 @@ def table_text(
         lines.extend(f"· {line}" for line in recent)
     if commitment:
         lines.append("")
-        lines.append(t("table.commitment", hash=commitment))
+        lines.append(t("table.commitment", hash=commitment[:SEAL_SHOWN]))
     return fit(lines, optional)
 
 
@@ -152,6 +184,8 @@ def result_text(
         lines.append(t("result.durak", name=name_of(names, result.durak)))
     if result.losing_team is not None:
         team = result.losing_team_seats()
+        winners = [s for s in range(len(result.places)) if s not in team]
+        lines.append(t("result.winning_team", names=", ".join(name_of(names, s) for s in winners)))
         lines.append(t("result.durak_team", names=", ".join(name_of(names, s) for s in team)))
     if result.pogony:
         lines.append(t("result.pogony"))
@@ -168,8 +202,17 @@ def result_text(
     if reveal is not None:
         salt, deck = reveal
         lines.append("")
-        lines.append(t("result.reveal", salt=salt, deck=deck, hash=seal(salt, deck)))
+        lines.append(t("result.sealed", hash=seal(salt, deck)[:SEAL_SHOWN], id=game_id or ""))
     return fit(lines)
+
+
+def reveal_lines(salt: str, deck: str, t: Text) -> list[str]:
+    """The deck a game was dealt from, readable, and how to check it against the seal shown at the deal."""
+    order = parse_cards(deck)
+    return [
+        t("result.reveal", salt=salt, deck=deck, hash=seal(salt, deck)),
+        t("result.deck", cards=card_list(order)),
+    ]
 
 
 def chunks(lines: Sequence[str], limit: int = MAX_TEXT - 96) -> list[str]:

@@ -42,6 +42,9 @@ class JobScheduler:
     def bot_turn(self, table_id: int, version: int, delay: float) -> None:
         self._schedule(f"bot:{table_id}", _bot_turn, time.time() + delay, (table_id, version))
 
+    def tick(self, table_id: int, version: int, at: float | None) -> None:
+        self._schedule(f"tick:{table_id}", _tick, at, (table_id, version))
+
     def rematch_expiry(self, table_id: int, at: float) -> None:
         self._schedule(f"rematch:{table_id}", _rematch, at, (table_id, 0))
 
@@ -63,6 +66,11 @@ async def _rematch(context: Context) -> None:
 async def _deadline(context: Context) -> None:
     service, table_id, version = _job(context)
     await service.timeout(table_id, version)
+
+
+async def _tick(context: Context) -> None:
+    service, table_id, version = _job(context)
+    await service.tick(table_id, version)
 
 
 async def _bot_turn(context: Context) -> None:

@@ -740,13 +740,18 @@ class Game:
             return lead_of(BIT[lowest(plain or hand)])
         return TAKE if seat == self.defender else PASS
 
+    def would_miss(self, seat: int) -> bool:
+        """Whether running out of time now counts as a missed move for ``seat`` (docs/rules.md §9): the
+        attacker who must lead or the defender; a thrower who lets the time run out just passes."""
+        return seat in (self.lead, self.defender) and seat in self.to_act()
+
     def timeout(self) -> Applied:
         """Every seat on the clock ran out of time: apply what a timeout does and count missed moves."""
         log: list[Event] = []
         waiting = self.to_act()
         moves = {s: self.timeout_move(s) for s in waiting}
         for s in waiting:
-            missed = s in (self.lead, self.defender)
+            missed = self.would_miss(s)
             log.append(Event(EventKind.TIMED_OUT, s, count=int(missed)))
             if missed:
                 self._miss(s, log)

@@ -16,6 +16,19 @@ RECENT = 4  # action lines kept for the table message
 CLOSED_KEPT = 600.0  # seconds a finished or cancelled table stays in memory for its last redraws
 RETRY_FIRST, RETRY_MAX = 1.0, 30.0  # seconds before a table whose write failed tries its timer again
 CLOSED = (TableStatus.CANCELLED, TableStatus.BROKEN)  # ended without a result: no move, no rating
+TICK = 10  # seconds between two redraws of the time left while the table waits
+
+
+def warning_before(move_timer: int) -> int:
+    """Seconds before a timeout that would count as a missed move when the player is warned (with sound)."""
+    return 10 if move_timer >= 30 else 5
+
+
+def checkpoints(move_timer: int) -> list[int]:
+    """The seconds left at which the table waiting for somebody is redrawn (the time left shown stays near
+    the truth at a few group edits a slow move), largest first; the warning is one of them."""
+    marks = {warning_before(move_timer), *range(TICK, move_timer, TICK)}
+    return sorted(marks, reverse=True)
 
 
 class Refusal(StrEnum):
@@ -99,6 +112,8 @@ class Scheduler(Protocol):
 
     def rematch_expiry(self, table_id: int, at: float) -> None: ...
 
+    def tick(self, table_id: int, version: int, at: float | None) -> None: ...
+
 
 class Redraw(Protocol):
     """What the service needs from the presenter: which messages changed."""
@@ -110,3 +125,11 @@ class Redraw(Protocol):
     def result(self, table_id: int) -> None: ...
 
     def broken(self, table_id: int) -> None: ...
+
+    def clock(self, table_id: int) -> None:
+        """The time left changed: the table and the hands of those it waits for."""
+        return None
+
+    def warn(self, table_id: int, seat: int) -> None:
+        """This seat is about to miss a move: its hand comes again, with sound."""
+        return None

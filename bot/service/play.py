@@ -5,7 +5,16 @@ from __future__ import annotations
 import logging
 import sqlite3
 
-from bot.service.live import CLOSED, RETRY_FIRST, RETRY_MAX, Live, Outcome, Refusal
+from bot.service.live import (
+    CLOSED,
+    RETRY_FIRST,
+    RETRY_MAX,
+    Live,
+    Outcome,
+    Refusal,
+    checkpoints,
+    warning_before,
+)
 from bot.service.registry import Registry
 from engine import Game
 from engine.events import QUIET, IllegalMove
@@ -55,6 +64,32 @@ class PlayService(Registry):
         live = self.live.get(table_id)
         if live is not None and live.game is not None and live.game.version == version and not live.game.over:
             await self._act(live, -1, TIMEOUT, version=version)
+
+    async def tick(self, table_id: int, version: int) -> None:
+        """A checkpoint of the move timer: the time left is redrawn, and at the warning a person whose
+        timeout would count as a missed move is told, with sound."""
+        live = self.live.get(table_id)
+        game = live.game if live is not None else None
+        if live is None or game is None or game.version != version or game.over or live.deadline is None:
+            return
+        left = live.deadline - self.clock()
+        if left <= warning_before(live.table.options.move_timer) + 0.5:
+            for seat in game.to_act():
+                if game.would_miss(seat) and not live.is_bot_seat(seat):
+                    self.redraw.warn(table_id, seat)
+        self.redraw.clock(table_id)
+        self._next_tick(live)
+
+    def _next_tick(self, live: Live) -> None:
+        """Schedule the next checkpoint of the table's move timer (none once it has passed them all)."""
+        game = live.game
+        assert game is not None
+        at = None
+        if live.deadline is not None and not game.over:
+            left = live.deadline - self.clock()
+            later = [c for c in checkpoints(live.table.options.move_timer) if c < left - 0.5]
+            at = live.deadline - later[0] if later else None
+        self.scheduler.tick(live.table.id, game.version, at)
 
     async def bot_turn(self, table_id: int, version: int) -> None:
         """Bot-played seats on the clock move, one at a time, from their own view only."""
@@ -159,6 +194,7 @@ class PlayService(Registry):
         game = live.game
         assert game is not None
         table_id = live.table.id
+        self._next_tick(live)
         if game.over:
             self.scheduler.deadline(table_id, game.version, None)
             self.redraw.result(table_id)

@@ -83,6 +83,8 @@ class Registry(abc.ABC):
                 live.table = live.table.model_copy(update={"seats": seats})
         elif kind == "result" and live is not None and live.game_row is not None:
             await self.storage.games.set_result_message(live.game_row.id, message_id)
+            live.game_row = live.game_row.model_copy(update={"result_message_id": message_id})
+            self.redraw.hands(table_id)  # each player's own end screen links to it
 
     async def chat_refused(self, chat_id: int) -> None:
         """Telegram refuses our messages to this chat: a user blocked the bot (recorded; nothing more goes to
@@ -114,6 +116,7 @@ class Registry(abc.ABC):
         await self.storage.tables.set_status(live.table.id, status, reason)
         await self._reload(live)
         self.scheduler.deadline(live.table.id, -1, None)
+        self.scheduler.tick(live.table.id, -1, None)
         self.redraw.table(live.table.id)
         self.redraw.hands(live.table.id)
 

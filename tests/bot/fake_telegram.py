@@ -69,6 +69,8 @@ class Sent:
     chat_id: int
     ok: bool
     text: str = ""
+    sound: bool = False  # a new message without disable_notification: the phone sounds (an edit never does)
+    markup: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,7 @@ class FakeTelegram:
     updates: list[dict[str, Any]] = field(default_factory=list)
     answers: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     sent: list[Sent] = field(default_factory=list)
+    deleted: list[tuple[int, int]] = field(default_factory=list)  # (chat, message) the bot deleted
     failures: dict[str, list[ApiError]] = field(default_factory=dict)
     commands: dict[str, Any] = field(default_factory=dict)
     migrated: dict[int, int] = field(default_factory=dict)  # a group upgraded to a supergroup: old -> new id
@@ -470,7 +473,10 @@ class FakeTelegram:
             at=time.monotonic(),
         )
         self.messages.setdefault(chat_id, {})[message.message_id] = message
-        self.sent.append(Sent(time.monotonic(), "sendMessage", chat_id, True, message.text))
+        sound = not params.get("disable_notification")
+        self.sent.append(
+            Sent(time.monotonic(), "sendMessage", chat_id, True, message.text, sound, message.reply_markup)
+        )
         self.changed(chat_id).set()
         return self._message_json(message)
 
@@ -489,7 +495,9 @@ class FakeTelegram:
                 "exactly the same as a current content and reply markup of the message",
             )
         message.text, message.reply_markup = params["text"], markup
-        self.sent.append(Sent(time.monotonic(), "editMessageText", chat_id, True, message.text))
+        self.sent.append(
+            Sent(time.monotonic(), "editMessageText", chat_id, True, message.text, False, markup)
+        )
         self.changed(chat_id).set()
         return self._message_json(message)
 
@@ -497,6 +505,7 @@ class FakeTelegram:
         chat_id, message_id = int(params["chat_id"]), int(params["message_id"])
         if self.messages.get(chat_id, {}).pop(message_id, None) is None:
             raise ApiError(400, "Bad Request: message to delete not found")
+        self.deleted.append((chat_id, message_id))
         return True
 
     async def _api_answerCallbackQuery(self, params: dict[str, Any]) -> bool:

@@ -444,16 +444,28 @@ async def test_the_deck_is_sealed_at_the_deal_and_revealed_with_the_result(harne
     lobby = await open_table(harness, ["Ann", "Bob"])
     tid = table_id(lobby)
     await start(harness, lobby)
+    # The table shows a short fingerprint of the seal, out of the way ...
     sealed = await fake.wait_for(
-        lambda: re.search(r"SHA-256 ([0-9a-f]{64})", fake.messages[GROUP][lobby.message_id].text),
+        lambda: re.search(r"Deck sealed: ([0-9a-f]{12})…", fake.messages[GROUP][lobby.message_id].text),
         what="the seal",
     )
     result = await play_until_over(fake, GROUP, [1, 2], random.Random(6))
-    deck = re.search(r"<code>([^<]+)</code>\nwith salt <code>([0-9a-f]+)</code>", result)
-    assert deck is not None
+    assert f"seal {sealed.group(1)}… opened" in result and "<code>" not in result
+    game = re.search(r"/replay (\d+)", result)
+    assert game is not None
+    # ... and /replay opens it in full, with the deck readable.
+    before = len(fake.bot_messages(GROUP))
+    fake.send(2, GROUP, f"/replay {game.group(1)}")
+    told = await fake.wait_for(
+        lambda: next((m.text for m in fake.bot_messages(GROUP)[before:] if "salt" in m.text), None),
+        what="the opened seal",
+    )
+    deck = re.search(r"<code>([^<]+)</code> with salt <code>([0-9a-f]+)</code>; SHA-256 .* is ([0-9a-f]{64})", told)
+    assert deck is not None and "The deck from the top" in told
     order, salt = deck.group(1), deck.group(2)
-    # Anyone can recompute the seal from what the result reveals ...
-    assert hashlib.sha256(f"{salt}:{order}".encode()).hexdigest() == sealed.group(1)
+    # Anyone can recompute the seal from what the replay reveals ...
+    digest = hashlib.sha256(f"{salt}:{order}".encode()).hexdigest()
+    assert digest == deck.group(3) and digest.startswith(sealed.group(1))
     # ... and the revealed order deals exactly the game that was played.
     row = await harness.deps.storage.games.current(tid)
     assert row is not None and dumps(Game.deal(Options(), 2, deck=parse_cards(order))) == row.deal

@@ -27,6 +27,10 @@ class Scheduled:
     deadlines: dict[int, tuple[int, float | None]] = field(default_factory=dict)
     bot_turns: list[tuple[int, int, float]] = field(default_factory=list)
     rematches: dict[int, float] = field(default_factory=dict)
+    ticks: dict[int, tuple[int, float | None]] = field(default_factory=dict)
+
+    def tick(self, table_id: int, version: int, at: float | None) -> None:
+        self.ticks[table_id] = (version, at)
 
     def deadline(self, table_id: int, version: int, at: float | None) -> None:
         self.deadlines[table_id] = (version, at)
@@ -53,6 +57,12 @@ class Marked:
 
     def broken(self, table_id: int) -> None:
         self.marks.append(("broken", table_id))
+
+    def clock(self, table_id: int) -> None:
+        self.marks.append(("clock", table_id))
+
+    def warn(self, table_id: int, seat: int) -> None:
+        self.marks.append((f"warn {seat}", table_id))
 
 
 class Clock:
