@@ -4,8 +4,9 @@ random buttons through the real bot and a fake Bot API that keeps every call.
     .venv/bin/python bench/messages.py [--games 3]
 
 For 3-player throw-in, 2-player transfer and 2x2 teams it prints, per game: moves, group sends and edits,
-private sends (how many of them sound), edits and deletes, and the turns that came to a person (their hand
-gained move buttons) with how many of those made their phone sound.
+private sends (how many of them sound), edits and deletes; how often a person's hand gained move buttons, and
+how often the table started waiting for them (their hand shows the timer ⏳), each with how many of those made
+their phone sound.
 """
 
 from __future__ import annotations
@@ -51,14 +52,20 @@ def count(fake: FakeTelegram, users: list[int], db: Path) -> Counter[str]:
             c["private sounds"] += 1
     c["private deletes"] = sum(1 for chat, _ in fake.deleted if chat in users)
     for user in users:
-        shown = False
+        shown = clocked = False
         for s in fake.sent:
             if s.ok and s.chat_id == user and s.method in ("sendMessage", "editMessageText"):
+                sounds = s.method == "sendMessage" and s.sound
                 now = on_clock(s.markup)
                 if now and not shown:
-                    c["turns to a person"] += 1
-                    c["turns felt (sound)"] += int(s.method == "sendMessage" and s.sound)
+                    c["buttons came"] += 1
+                    c["buttons came, sound"] += int(sounds)
                 shown = now
+                timed = "⏳" in s.text  # the table waits for this player (drawn since the timer is shown)
+                if timed and not clocked:
+                    c["on the clock"] += 1
+                    c["on the clock, sound"] += int(sounds)
+                clocked = timed
     return c
 
 
@@ -96,8 +103,10 @@ async def run(games: int) -> None:
             "private sounds",
             "private edits",
             "private deletes",
-            "turns to a person",
-            "turns felt (sound)",
+            "buttons came",
+            "buttons came, sound",
+            "on the clock",
+            "on the clock, sound",
         ):
             print(f"  {key:20} {total[key] / games:7.1f} a game  {total[key] / max(1, moves):5.2f} a move")
 

@@ -460,7 +460,9 @@ async def test_the_deck_is_sealed_at_the_deal_and_revealed_with_the_result(harne
         lambda: next((m.text for m in fake.bot_messages(GROUP)[before:] if "salt" in m.text), None),
         what="the opened seal",
     )
-    deck = re.search(r"<code>([^<]+)</code> with salt <code>([0-9a-f]+)</code>; SHA-256 .* is ([0-9a-f]{64})", told)
+    deck = re.search(
+        r"<code>([^<]+)</code> with salt <code>([0-9a-f]+)</code>; SHA-256 .* is ([0-9a-f]{64})", told
+    )
     assert deck is not None and "The deck from the top" in told
     order, salt = deck.group(1), deck.group(2)
     # Anyone can recompute the seal from what the replay reveals ...

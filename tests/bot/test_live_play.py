@@ -1,0 +1,173 @@
+"""Live play as a player feels it: every turn that comes to a person sounds, a warning comes before a missed
+move, prompts agree with the buttons, teams are shown, and each player's hand ends on their own result."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from bot.callbacks import BackPress, MovePress, PickPress, decode
+from bot.hand import choices, hand_keyboard, hand_text, lead_groups
+from bot.i18n import LANGUAGES, texts
+from bot.render import face, name_of
+from engine import Game, Options, Variant
+from engine.moves import Kind, cards, kind
+from engine.views import View, view
+from tests.bot.conftest import Harness
+from tests.bot.fake_telegram import FakeTelegram, Sent
+from tests.bot.players import GROUP, hand_message, open_table, play_until_over, press_and_wait, start
+from tests.engine.helpers import card, position
+
+NAMES = ["Ann", "Bob", "Cid", "Dan", "Eve", "Fay"]
+SETUPS = {
+    "3-player throw-in": (Options(), 3),
+    "2-player transfer": (Options(variant=Variant.TRANSFER), 2),
+    "2x2 teams": (Options(teams=True), 4),
+    "6-player transfer, trumps shown": (Options(variant=Variant.TRANSFER, show_trump_transfer=True), 6),
+}
+
+
+def button_kinds(v: View, language: str) -> set[Kind]:
+    kinds = set()
+    for row in hand_keyboard(v, 1, texts(language)).inline_keyboard:
+        for b in row:
+            press = decode(str(b.callback_data))
+            if isinstance(press, MovePress):
+                kinds.add(Kind(kind(press.move)))
+            elif isinstance(press, PickPress):
+                kinds.add(Kind.COVER)
+            else:
+                assert isinstance(press, BackPress)
+    return kinds
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("setup", SETUPS)
+def test_the_prompt_names_exactly_the_choices_the_buttons_offer_in_every_hand_state(
+    setup: str, language: str
+) -> None:
+    options, players = SETUPS[setup]
+    t = texts(language)
+    rng = random.Random(f"{setup}{language}")
+    states = 0
+    for _ in range(12 if language == "en" else 3):
+        g = Game.deal(options, players, rng=rng)
+        while not g.over:
+            for seat in range(players):
+                v = view(g, seat)
+                found = choices(v)
+                assert button_kinds(v, language) == set(found)
+                text = hand_text(v, NAMES, t, "Friends")
+                target = next(  # the name a transfer choice mentions
+                    (m for m in re.findall(r"(?:to|на) (\w+)", text) if m in NAMES), ""
+                )
+                for k in found:
+                    assert t(f"choice.{k.name.lower()}", name=target) in text, (k, text)
+                if not found:
+                    waited = [name_of(NAMES, s) for s in v.to_act]
+                    assert all(name in text for name in waited), text
+                states += 1
+            seat = rng.choice(g.actors())
+            g.apply(seat, rng.choice(g.legal_moves(seat)))
+    assert states > 200
+
+
+def test_leads_of_several_cards_keep_the_trump_unless_asked_and_follow_the_hand() -> None:
+    # Hearts are trumps (the talon's last card): three sevens, one of them a trump, and a pair of nines.
+    g = position(["7s 7c 7h 9d 9s", "8s 9c 6h Ts Jd Qd"], talon="Kc Ah")
+    groups = [sorted(cards(m)) for m in lead_groups(view(g, 0))]
+    sevens_plain = sorted(card(c) for c in ("7s", "7c"))
+    sevens_all = sorted(card(c) for c in ("7s", "7c", "7h"))
+    nines = sorted(card(c) for c in ("9s", "9d"))
+    # 7♠ is the hand's first card; the trump 7♥ only when asked for.
+    assert groups == [sevens_plain, sevens_all, nines]
+    labels = [b.text for row in hand_keyboard(view(g, 0), 1, texts("en")).inline_keyboard for b in row]
+    assert labels[:5] == [face(card(c)) for c in ("7s", "9s", "9d", "7c", "7h")]  # by suit, trumps last
+
+
+def test_the_defender_hears_what_was_led_on_them_and_transfer_is_explained() -> None:
+    from engine.events import Event, EventKind
+
+    g = position(["7s 9d", "7c 8s Kd Ts", "Js Qs 8d"], talon="Kc Ah", variant="transfer")
+    g.apply(0, next(m for m in g.legal_moves(0) if kind(m) == Kind.LEAD and len(cards(m)) == 1))
+    t = texts("en")
+    text = hand_text(view(g, 1), NAMES, t, "Friends", last=Event(EventKind.LED, 0, (card("7s"),)))
+    assert "Ann leads 7♠️ on you" in text
+    assert "transfer to Cid with a card of the same rank (⇄)" in text and "take the cards (Take)" in text
+
+
+# ---------------------------------------------------------------------- through the real bot
+
+
+def hand_draws(fake: FakeTelegram, user: int) -> list[Sent]:
+    return [s for s in fake.sent if s.ok and s.chat_id == user and "Your hand" in s.text]
+
+
+@pytest.mark.parametrize(
+    ("names", "options"),
+    [(["Ann", "Bob", "Cid"], []), (["Ann", "Bob"], ["variant"]), (["Ann", "Bob", "Cid", "Dan"], ["teams"])],
+    ids=["3-player throw-in", "2-player transfer", "2x2 teams"],
+)
+async def test_every_turn_that_comes_to_a_person_sounds_and_every_hand_ends_on_its_result(
+    harness: Harness, names: list[str], options: list[str]
+) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, names, options)
+    await start(harness, lobby)
+    users = list(range(1, len(names) + 1))
+    result = await play_until_over(fake, GROUP, users, random.Random(len(names)))
+    await harness.deps.outbox.idle()
+    turns = 0
+    for user in users:
+        draws = hand_draws(fake, user)
+        on_clock = False
+        for sent in draws:
+            now = "⏳" in sent.text
+            if now and not on_clock:  # the table started waiting for this player: it made their phone sound
+                assert sent.method == "sendMessage" and sent.sound, sent.text
+                turns += 1
+            on_clock = now
+        # The hand sent anew replaced the old one: one hand message is left, and it tells this player's result.
+        left = [m for m in fake.bot_messages(user) if "Your hand" in m.text]
+        assert len(left) == 1 and not left[0].buttons()
+        final = left[0].text
+        assert any(mark in final for mark in ("place", "durak", "draw", "Your team")), final
+        assert "The result is in Friends" in final
+    assert turns >= len(users)
+    if "teams" in options:
+        table = fake.messages[GROUP][lobby.message_id].text
+        assert "🔷" in table and "🔶" in table
+        assert "The winning team" in result or "A draw" in result
+        assert any("Your partner: Cid" in s.text for s in hand_draws(fake, 1))
+
+
+async def test_a_player_about_to_miss_a_move_is_warned_with_sound(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"], ["move_timer", "move_timer"])  # 30 → 60 → 10 s
+    await start(harness, lobby)
+    live = harness.deps.service.live[lobby.table_id or 0]
+    assert live.game is not None and live.table.options.move_timer == 10
+    lead = live.game.lead + 1  # the user who must lead
+    first = await fake.wait_for(lambda: hand_message(fake, lead), what="the first hand")
+    assert "⏳" in first.text and "⏰" not in first.text
+    warned = await fake.wait_for(
+        lambda: next((s for s in hand_draws(fake, lead) if "⏰" in s.text), None),
+        timeout=9,
+        what="the warning",
+    )
+    assert warned.method == "sendMessage" and warned.sound
+    assert "missed move 1 of 2" in warned.text  # heads-up: a bot takes the seat after two
+    assert first.message_id not in fake.messages[lead]  # the old hand went: one hand in the chat
+    await fake.wait_for(
+        lambda: "ran out of time" in fake.messages[GROUP][lobby.message_id].text,
+        timeout=9,
+        what="the timeout",
+    )
+    # Pressing the warned hand's buttons works as ever.
+    hand = hand_message(fake, lead if live.game.lead + 1 == lead else 3 - lead)
+    assert hand is not None
+    moves = [d for _, d in hand.buttons() if d.startswith("m:")]
+    if moves:
+        assert "text" not in await press_and_wait(fake, hand.chat_id, hand.chat_id, hand.message_id, moves[0])
