@@ -107,7 +107,9 @@ def lobby_keyboard(
             for name in CHOICES
             if name not in TRANSFER_ONLY or options.variant is Variant.TRANSFER
         ]
-        rows.append([button(t("lobby.done"), "done")])
+        # Joining, leaving and dealing stay one tap away while the options are open.
+        rows.append([button(t("lobby.join"), "join"), button(t("lobby.leave"), "leave")])
+        rows.append([button(t("lobby.done"), "done"), button(t("lobby.start"), "start")])
         return InlineKeyboardMarkup(rows)
     return InlineKeyboardMarkup(
         [

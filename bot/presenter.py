@@ -111,6 +111,14 @@ class Presenter(Redraw):
         if user is not None:
             self.outbox.mark(user, ("hand", table_id, seat))
 
+    async def table_now(self, table_id: int) -> None:
+        """Redraw the table message at once, ahead of the coalesced redraws: a lobby press someone waits on."""
+        draft = await self.draft(("table", table_id, -1))
+        if draft is not None and draft.message_id is not None:
+            await self.outbox.send(
+                draft.chat_id, draft.text, keyboard=draft.keyboard, message_id=draft.message_id
+            )
+
     # ------------------------------------------------------------------ languages
 
     async def group_text(self, chat_id: int) -> Text:

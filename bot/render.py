@@ -209,9 +209,11 @@ def result_text(
 def reveal_lines(salt: str, deck: str, t: Text) -> list[str]:
     """The deck a game was dealt from, readable, and how to check it against the seal shown at the deal."""
     order = parse_cards(deck)
+    # One entry, so that a long replay cut into messages never parts the seal from its deck.
     return [
-        t("result.reveal", salt=salt, deck=deck, hash=seal(salt, deck)),
-        t("result.deck", cards=card_list(order)),
+        t("result.reveal", salt=salt, deck=deck, hash=seal(salt, deck))
+        + "\n"
+        + t("result.deck", cards=card_list(order))
     ]
 
 

@@ -7,7 +7,7 @@ from telegram import Message, Update
 from bot.callbacks import LobbyPress
 from bot.handlers.common import Context, Deps, alert, answer, asked, is_admin, pressed, reply, thread_of
 from bot.i18n import Text
-from bot.lobby import CHOICES, cycle
+from bot.lobby import CHOICES, cycle, option_label
 from bot.service import Outcome, Refusal
 from engine import Options
 from storage.records import User
@@ -75,8 +75,15 @@ async def lobby_press(update: Update, context: Context) -> None:
         outcome = await _lobby_action(context, d, user, press.table_id, press.action)
     if outcome is None:  # Join by a user the bot may not message yet: open the private chat first
         await query.answer(url=_link(d, press.table_id))
+        return
+    live = d.service.table(press.table_id)
+    if outcome.ok and press.action == "set" and live is not None:
+        await query.answer(option_label(live.table.options, press.option, t))  # the new value, at once
     else:
         await answer(query, t, outcome)
+    if outcome.ok and press.action != "rematch":
+        # ... and the lobby shows it now, not after the redraw interval.
+        await d.presenter.table_now(press.table_id)
 
 
 async def _lobby_action(context: Context, d: Deps, user: User, table_id: int, action: str) -> Outcome | None:

@@ -112,7 +112,7 @@ async def open_table(h: Harness, names: list[str], options: list[str] = ()) -> M
     table = lobby.buttons()[0][1].split(":")[1]
     for option in options:
         answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table}:set:{option}")
-        assert "text" not in answer, answer
+        assert not answer.get("show_alert"), answer  # the new value is told at once, as a toast
     for user in range(2, len(names) + 1):
         await press_and_wait(fake, user, GROUP, lobby.message_id, f"L:{table}:join")
     last = names[-1]

@@ -114,7 +114,12 @@ async def test_mutated_presses_and_commands_are_answered_and_change_nothing(
     fake.send(1, GROUP, "/top")
     fake.send(2, 2, "/language")
     await fake.wait_for(
-        lambda: len(fake.bot_messages(STRANGER)) and len(fake.bot_messages(2)) > 1, what="replies"
+        lambda: (
+            len(fake.bot_messages(STRANGER))
+            and len(fake.bot_messages(2)) > 1
+            and any(d.startswith("T:") for m in fake.bot_messages(GROUP) for _, d in m.buttons())
+        ),
+        what="replies",
     )
     for chat in (1, 2, 3, GROUP):
         real += [data for m in fake.bot_messages(chat) for _, data in m.buttons()]

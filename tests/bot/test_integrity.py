@@ -278,6 +278,7 @@ async def test_a_game_that_cannot_be_restored_is_told_to_its_group_and_its_hands
     await start(harness, lobby)
     tid = table_id(lobby)
     await play_moves(harness, tid, 2)
+    await harness.deps.outbox.idle()  # a hand coming on the clock is sent anew: take the newest
     hands = {u: await until(lambda: hand_message(fake, u), "a hand") for u in (1, 2)}
     await stop_app(harness.app)
     with sqlite3.connect(harness.db_path) as conn:

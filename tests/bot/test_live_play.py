@@ -15,7 +15,7 @@ from bot.render import face, name_of
 from engine import Game, Options, Variant
 from engine.moves import Kind, cards, kind
 from engine.views import View, view
-from tests.bot.conftest import Harness
+from tests.bot.conftest import Harness, start_app, stop_app
 from tests.bot.fake_telegram import FakeTelegram, Sent
 from tests.bot.players import GROUP, hand_message, open_table, play_until_over, press_and_wait, start
 from tests.engine.helpers import card, position
@@ -171,3 +171,30 @@ async def test_a_player_about_to_miss_a_move_is_warned_with_sound(harness: Harne
     moves = [d for _, d in hand.buttons() if d.startswith("m:")]
     if moves:
         assert "text" not in await press_and_wait(fake, hand.chat_id, hand.chat_id, hand.message_id, moves[0])
+
+
+async def test_every_lobby_press_is_answered_at_once_and_the_options_keep_join_and_start(
+    harness: Harness,
+) -> None:
+    fake = harness.fake
+    await stop_app(harness.app)  # Telegram's own pace for redraws: 3 s between two in a group
+    harness.app = await start_app(fake, harness.db_path, group_redraw_interval=3.0)
+    lobby = await open_table(harness, ["Ann"])
+    table = lobby.table_id
+    await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table}:options")
+    panel = await fake.wait_for(
+        lambda: (m := fake.messages[GROUP][lobby.message_id]) and "set:" in str(m.buttons()) and m,
+        what="the options panel",
+    )
+    actions = {data.split(":")[2] for _, data in panel.buttons()}
+    assert {"join", "leave", "start", "done"} <= actions
+    # Two quick taps: each is answered with the value it set, and the lobby shows the last one.
+    first = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table}:set:move_timer")
+    second = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table}:set:move_timer")
+    assert (first["text"], second["text"]) == ("Timer: 60 s", "Timer: 10 s")
+    assert not first.get("show_alert") and not second.get("show_alert")
+    await fake.wait_for(
+        lambda: "Timer: 10 s" in str(fake.messages[GROUP][lobby.message_id].buttons()),
+        timeout=0.5,
+        what="the lobby redrawn at once",
+    )
