@@ -14,7 +14,7 @@ from bot.i18n import Text, language_for, texts
 from bot.lobby import lobby_keyboard, lobby_text
 from bot.outbox import Draft, Key, Outbox
 from bot.render import cut, event_line, result_text, table_text
-from bot.service import CLOSED, Live, Redraw, warning_before
+from bot.service import CLOSED, REMATCH_WINDOW, Live, Redraw, warning_before
 from engine.fairness import commitment
 from engine.views import view
 from storage import Storage
@@ -165,10 +165,16 @@ class Presenter(Redraw):
                 reveal=reveal,
                 game_id=row.id if row else None,
             )
-            rematch = InlineKeyboardButton(
-                t("lobby.rematch"), callback_data=encode(LobbyPress(table_id, "rematch"))
-            )
-            return Draft(live.table.chat_id, None, text, InlineKeyboardMarkup([[rematch]]), thread)
+            if row is not None and row.result_message_id == 0:
+                return None  # sent before its id was kept: it cannot be edited
+            keyboard = None
+            if live.rematch_open:  # one rematch per game, while the table is remembered
+                rematch = InlineKeyboardButton(
+                    t("lobby.rematch"), callback_data=encode(LobbyPress(table_id, "rematch"))
+                )
+                keyboard = InlineKeyboardMarkup([[rematch]])
+            message_id = row.result_message_id if row is not None else None
+            return Draft(live.table.chat_id, message_id, text, keyboard, thread)
         return Draft(live.table.chat_id, live.table.message_id, *self._table(live, t), thread)
 
     def _table(self, live: Live, t: Text) -> tuple[str, InlineKeyboardMarkup | None]:
@@ -183,7 +189,10 @@ class Presenter(Redraw):
                 for name, seat in zip(live.names, table.seats, strict=True)
             ]
             keyboard = lobby_keyboard(table.id, t, editing=live.editing_options, options=table.options)
-            return lobby_text(table.options, live.creator_name, players, t), keyboard
+            text = lobby_text(table.options, live.creator_name, players, t)
+            if live.pending:
+                text += "\n" + t("lobby.pending", seconds=round(REMATCH_WINDOW))
+            return text, keyboard
         seconds = None
         if live.deadline is not None and not live.game.over:
             seconds = max(0, round(live.deadline - time.time()))

@@ -8,7 +8,7 @@ tables: the lobby (``lobby.py``), play (``play.py``) and the restart (``restore.
 
 from __future__ import annotations
 
-from bot.service.live import CLOSED, Live, Outcome, Redraw, Refusal, Scheduler, warning_before
+from bot.service.live import CLOSED, REMATCH_WINDOW, Live, Outcome, Redraw, Refusal, Scheduler, warning_before
 from bot.service.lobby import LobbyService
 from bot.service.play import PlayService
 from bot.service.restore import RestoreService
@@ -18,4 +18,14 @@ class TableService(LobbyService, PlayService, RestoreService):
     """Everything that changes a table, in one object the handlers and timers share."""
 
 
-__all__ = ["CLOSED", "Live", "Outcome", "Redraw", "Refusal", "Scheduler", "TableService", "warning_before"]
+__all__ = [
+    "CLOSED",
+    "REMATCH_WINDOW",
+    "Live",
+    "Outcome",
+    "Redraw",
+    "Refusal",
+    "Scheduler",
+    "TableService",
+    "warning_before",
+]

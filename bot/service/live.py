@@ -14,8 +14,10 @@ from storage.records import GameRow, Table, TableStatus
 
 RECENT = 4  # action lines kept for the table message
 CLOSED_KEPT = 600.0  # seconds a finished or cancelled table stays in memory for its last redraws
+REDRAW_KEPT = 120.0  # ... and a result whose Rematch button was just taken away, for that edit
 RETRY_FIRST, RETRY_MAX = 1.0, 30.0  # seconds before a table whose write failed tries its timer again
 CLOSED = (TableStatus.CANCELLED, TableStatus.BROKEN)  # ended without a result: no move, no rating
+REMATCH_WINDOW = 60.0  # seconds the other players have to confirm a rematch with Join
 TICK = 10  # seconds between two redraws of the time left while the table waits
 
 
@@ -49,6 +51,7 @@ class Refusal(StrEnum):
     CANCELLED = "alert.cancelled"
     SAVE_FAILED = "alert.save_failed"
     OTHER_CHAT = "alert.other_chat"
+    REMATCH_TAKEN = "alert.rematch_taken"
     ILLEGAL = "illegal"  # the engine's reason goes with it
 
 
@@ -83,6 +86,7 @@ class Live:
     editing_options: bool = False
     closed_at: float | None = None  # when it finished or was cancelled
     pending: set[int] = field(default_factory=set)  # rematch: players who have not confirmed yet
+    rematch_open: bool = True  # a finished game's result still offers a rematch
     loser: tuple[int | None, int] | None = (
         None  # rematch: the last durak (user id, or None and seat for a bot)
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Awaitable, Callable
 
-from bot.service.live import Live, Outcome, Refusal
+from bot.service.live import REMATCH_WINDOW, Live, Outcome, Refusal
 from bot.service.registry import Registry
 from engine import Game, Options, OptionsError, cards
 from engine.fairness import deck_text, new_salt
@@ -167,10 +167,13 @@ class LobbyService(Registry):
 
     async def rematch(self, old_id: int, user: User) -> Outcome:
         """The same players, seated again at once with the same options; the others confirm with Join
-        within the move timer or are dropped (docs/rules.md §3 decides who leads)."""
+        within REMATCH_WINDOW or are dropped (docs/rules.md §3 decides who leads). The old result's button goes:
+        one rematch per game."""
         old = self.live.get(old_id)
         if old is None or old.result is None:
             return Outcome.refused(Refusal.NO_TABLE)
+        if not old.rematch_open:
+            return Outcome.refused(Refusal.REMATCH_TAKEN)
         if old.seat_of(user.id) is None:
             return Outcome.refused(Refusal.NOT_SEATED)
         table = old.table
@@ -189,7 +192,9 @@ class LobbyService(Registry):
                 if seat.user_id is not None and seat.user_id != user.id:
                     live.pending.add(seat.user_id)
             await self._reload(live)
-        self.scheduler.rematch_expiry(new.id, self.clock() + table.options.move_timer)
+        self.scheduler.rematch_expiry(new.id, self.clock() + REMATCH_WINDOW)
+        old.rematch_open = False
+        self.redraw.result(old_id)
         self.redraw.table(new.id)
         return Outcome(True, table_id=new.id)
 

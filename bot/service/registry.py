@@ -6,7 +6,7 @@ import abc
 import time
 from collections.abc import Callable
 
-from bot.service.live import CLOSED_KEPT, Live, Outcome, Redraw, Scheduler
+from bot.service.live import CLOSED_KEPT, REDRAW_KEPT, Live, Outcome, Redraw, Scheduler
 from bot.thinking import Thinker
 from engine import Game
 from engine.log import Action
@@ -129,10 +129,17 @@ class Registry(abc.ABC):
             live.closed_at = self.clock()
 
     def _prune(self) -> None:
-        """Forget tables closed a while ago (their last messages are long drawn): memory stays bounded."""
+        """Forget tables closed a while ago (their last messages are long drawn): memory stays bounded. A
+        result still offering a rematch first loses its button, and is forgotten on a later pass."""
         horizon = self.clock() - CLOSED_KEPT
         for table_id in [t for t, live in self.live.items() if live.closed_at and live.closed_at < horizon]:
-            del self.live[table_id]
+            live = self.live[table_id]
+            if live.result is not None and live.rematch_open:
+                live.rematch_open = False
+                live.closed_at = horizon + REDRAW_KEPT  # kept until that redraw has surely gone out
+                self.redraw.result(table_id)
+            else:
+                del self.live[table_id]
 
     async def seat_name(self, user_id: int | None, seat: int) -> str:
         """How a seat is called on the table: its player's name, or a numbered bot."""

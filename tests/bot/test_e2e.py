@@ -545,6 +545,13 @@ async def test_rematch_seats_the_same_players_who_confirm_and_the_durak_leads(ha
         what="the rematch lobby",
     )
     assert "Ann" in new.text and "Bob ⏳" in new.text
+    assert "press Join within 60 s" in new.text  # ⏳ is explained, and the window is its own
+    # One rematch per game: the old result loses its button, and a second press is told where to go.
+    await fake.wait_for(
+        lambda: not fake.messages[GROUP][result.message_id].buttons(), what="the old button gone"
+    )
+    again = await press_and_wait(fake, 2, GROUP, result.message_id, rematch)
+    assert "already open" in str(again.get("text"))
     tid = table_id(new)
     answer = await press_and_wait(fake, 1, GROUP, new.message_id, f"L:{tid}:start")
     assert "confirm" in str(answer.get("text"))
