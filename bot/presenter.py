@@ -13,7 +13,7 @@ from bot.hand import Clock, hand_closed, hand_keyboard, hand_over, hand_text
 from bot.i18n import Text, language_for, texts
 from bot.lobby import lobby_keyboard, lobby_text
 from bot.outbox import Draft, Key, Outbox
-from bot.render import cut, event_line, result_text, table_text
+from bot.render import cut, event_line, result_text, seat_names, table_text
 from bot.service import CLOSED, REMATCH_WINDOW, Live, Redraw, warning_before
 from engine.fairness import commitment
 from engine.views import view
@@ -131,6 +131,10 @@ class Presenter(Redraw):
             return texts(self.default_language)
         return texts(user.language or language_for(user.telegram_language, self.default_language))
 
+    @staticmethod
+    def _names(live: Live, t: Text) -> list[str]:
+        return seat_names(live.names, [s.user_id is None for s in live.table.seats], t)
+
     def deep_link(self, table: Table) -> str:
         """The link that seats a player who has not started the bot yet: its token is shown only in the
         table's own chat, and it seats members of that chat only."""
@@ -157,7 +161,7 @@ class Presenter(Redraw):
             reveal = (row.salt, row.deck) if row and row.salt and row.deck else None
             text = result_text(
                 live.result,
-                live.names,
+                self._names(live, t),
                 t,
                 rated=live.rated,
                 ratings=live.ratings,
@@ -186,7 +190,7 @@ class Presenter(Redraw):
         if table.status is TableStatus.LOBBY or live.game is None:
             players = [
                 cut(name) + (" ⏳" if seat.user_id in live.pending else "")
-                for name, seat in zip(live.names, table.seats, strict=True)
+                for name, seat in zip(self._names(live, t), table.seats, strict=True)
             ]
             keyboard = lobby_keyboard(table.id, t, editing=live.editing_options, options=table.options)
             text = lobby_text(table.options, live.creator_name, players, t)
@@ -196,12 +200,11 @@ class Presenter(Redraw):
         seconds = None
         if live.deadline is not None and not live.game.over:
             seconds = max(0, round(live.deadline - time.time()))
-        recent = [line for e in live.recent if (line := event_line(e, live.names, t))]
+        names = self._names(live, t)
+        recent = [line for e in live.recent if (line := event_line(e, names, t))]
         row = live.game_row
         sealed = commitment(row.salt, row.deck) if row and row.salt and row.deck else None
-        text = table_text(
-            view(live.game), live.names, t, seconds_left=seconds, recent=recent, commitment=sealed
-        )
+        text = table_text(view(live.game), names, t, seconds_left=seconds, recent=recent, commitment=sealed)
         cards = InlineKeyboardButton("🃏", url=f"https://t.me/{self.bot_username}")
         return text, None if live.game.over else InlineKeyboardMarkup([[cards]])
 
@@ -222,7 +225,7 @@ class Presenter(Redraw):
         v = view(game, seat)
         if game.over:
             text = hand_over(
-                v, live.names, t, title, rating=live.ratings.get(seat), link=self.result_link(live)
+                v, self._names(live, t), t, title, rating=live.ratings.get(seat), link=self.result_link(live)
             )
             return Draft(user.id, message_id, text, None)
         selected = self.selected.get((live.table.id, seat))
@@ -232,7 +235,7 @@ class Presenter(Redraw):
             warning = game.would_miss(seat) and seconds <= warning_before(live.table.options.move_timer)
             clock = Clock(seconds, warning, game.misses[seat], game.rules.miss_limit)
         last = next((e for e in reversed(live.recent) if e.seat != seat), None)
-        text = hand_text(v, live.names, t, title, selected=selected, clock=clock, last=last)
+        text = hand_text(v, self._names(live, t), t, title, selected=selected, clock=clock, last=last)
         keyboard = hand_keyboard(v, live.table.id, t, selected=selected)
         state = "auto" if v.seats[seat].auto else "clock" if seat in v.to_act else "idle"
         replaces = self._ring((live.table.id, seat), message_id, state)

@@ -77,6 +77,20 @@ def name_of(names: Sequence[str], seat: int) -> str:
     return short(names[seat]) if 0 <= seat < len(names) else "?"
 
 
+def bot_name(seat: int, t: Text) -> str:
+    """A bot's name at a seat, in the reader's language (the robot says what it is)."""
+    names = [n.strip() for n in t("bot.names").split(",")]
+    return f"🤖 {names[seat % len(names)]}"
+
+
+def seat_names(names: Sequence[str], bots: Sequence[bool], t: Text) -> list[str]:
+    """The names of a table's seats as one reader sees them: players as they are, bots named in their
+    language."""
+    return [
+        bot_name(seat, t) if bot else name for seat, (name, bot) in enumerate(zip(names, bots, strict=True))
+    ]
+
+
 def shown_length(text: str) -> int:
     """The length Telegram counts: tags dropped, entities read as one character, in UTF-16 code units."""
     plain = html.unescape(re.sub(r"<[^>]*>", "", text))

@@ -8,7 +8,7 @@ from telegram import Update
 
 from bot.callbacks import number
 from bot.handlers.common import Context, deps, reply, text_for_chat
-from bot.render import chunks, reveal_lines
+from bot.render import chunks, reveal_lines, seat_names
 from bot.replay import replay_lines
 from storage import BrokenSnapshot
 
@@ -35,7 +35,11 @@ async def replay_command(update: Update, context: Context) -> None:
     except BrokenSnapshot:
         await reply(d, message, t("replay.not_found"))
         return
-    names = [await d.service.seat_name(seat.user_id, seat.seat) for seat in table.seats]
+    names = seat_names(
+        [await d.service.seat_name(seat.user_id, seat.seat) for seat in table.seats],
+        [seat.user_id is None for seat in table.seats],
+        t,
+    )
     actions = [(a.seat, a.action) for a in await d.storage.games.log(row.id)]
     lines = [f"<b>{t('replay.title', id=row.id)}</b>", *replay_lines(deal, actions, names, t)]
     if row.finished_at is not None and row.salt and row.deck:  # the seal opens once the game is over

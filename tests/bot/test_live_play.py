@@ -198,3 +198,12 @@ async def test_every_lobby_press_is_answered_at_once_and_the_options_keep_join_a
         timeout=0.5,
         what="the lobby redrawn at once",
     )
+
+
+def test_bots_have_names_in_the_readers_language() -> None:
+    from bot.render import seat_names
+
+    seats = ["Ann", "🤖 2", "🤖 3"]
+    assert seat_names(seats, [False, True, True], texts("en")) == ["Ann", "🤖 Nick", "🤖 Olga"]
+    assert seat_names(seats, [False, True, True], texts("ru")) == ["Ann", "🤖 Коля", "🤖 Оля"]
+    assert seat_names(seats, [False, True, True], texts("uk")) == ["Ann", "🤖 Микола", "🤖 Оля"]
