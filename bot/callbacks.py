@@ -45,6 +45,13 @@ class BackPress:
     table_id: int
 
 
+@dataclass(frozen=True, slots=True)
+class DiscardPress:
+    """Open the list of discarded cards (docs/rules.md §4.7)."""
+
+    table_id: int
+
+
 LobbyAction = Literal["join", "leave", "bot", "options", "done", "start", "set", "rematch"]
 BoardScope = Literal["c", "g"]  # the leaderboard of the chat the message is in, or the global one
 SettingsScope = Literal["u", "c"]  # your private language, or this group's settings
@@ -78,7 +85,7 @@ class SettingsPress:
     value: str = ""
 
 
-Press = MovePress | PickPress | HandPress | BackPress | LobbyPress | BoardPress | SettingsPress
+Press = MovePress | PickPress | HandPress | BackPress | DiscardPress | LobbyPress | BoardPress | SettingsPress
 
 
 def encode(press: Press) -> str:
@@ -94,6 +101,8 @@ def encode(press: Press) -> str:
         data = f"L:{press.table_id}:{press.action}" + (f":{press.option}" if press.option else "")
     elif isinstance(press, HandPress):
         data = f"h:{press.table_id}"
+    elif isinstance(press, DiscardPress):
+        data = f"d:{press.table_id}"
     else:
         data = f"b:{press.table_id}"
     if len(data.encode()) > MAX_BYTES:
@@ -126,6 +135,8 @@ def decode(data: str | None) -> Press | None:
             return BoardPress(cast(BoardScope, parts[1]), parts[2], _number(parts[3]))
         if parts[0] == "h" and len(parts) == 2:
             return HandPress(_number(parts[1]))
+        if parts[0] == "d" and len(parts) == 2:
+            return DiscardPress(_number(parts[1]))
         if parts[0] in ("m", "k") and len(parts) == 4:
             table_id, version = _number(parts[1]), _number(parts[2])
             if parts[0] == "m":

@@ -9,9 +9,22 @@ from dataclasses import dataclass
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.callbacks import BackPress, HandPress, MovePress, PickPress, encode
+from bot.callbacks import BackPress, DiscardPress, HandPress, MovePress, PickPress, encode
 from bot.i18n import Text
-from bot.render import NAME_LENGTH, by_suit, card_list, face, fit, hand_line, name_of, pairs, short, team_mark
+from bot.render import (
+    NAME_LENGTH,
+    SUIT_ORDER,
+    by_suit,
+    card_list,
+    face,
+    fit,
+    hand_line,
+    name_of,
+    pairs,
+    short,
+    team_mark,
+)
+from engine.cards import RANKS, SUITS
 from engine.events import Event, EventKind
 from engine.moves import Kind, Move, cards, kind
 from engine.views import View
@@ -199,7 +212,24 @@ def hand_keyboard(view: View, table_id: int, t: Text, *, selected: int | None = 
             final.append(press(m, t("button.pass")))
     rows = [card_buttons[i : i + CARDS_PER_ROW] for i in range(0, len(card_buttons), CARDS_PER_ROW)]
     rows += [row for row in (extra, final) if row]
+    if view.options.discard_list and view.discard:
+        label = t("button.discard", count=view.discard)
+        rows.append([InlineKeyboardButton(label, callback_data=encode(DiscardPress(table_id)))])
     return InlineKeyboardMarkup(rows)
+
+
+def discard_text(view: View, t: Text) -> str:
+    """The discard pile as this seat saw it go (docs/rules.md §4.7), grouped by suit: short enough for an
+    alert (200 characters, even with all 52 cards)."""
+    if not view.seen:
+        return t("discard.empty")
+    by_suit_cards: dict[int, list[int]] = {}
+    for c in sorted(view.seen, key=lambda c: (SUIT_ORDER[c & 3], c >> 2)):
+        by_suit_cards.setdefault(c & 3, []).append(c)
+    lines = [t("discard.title", count=len(view.seen))]
+    for suit, group in by_suit_cards.items():
+        lines.append(f"{SUITS[suit]}\ufe0f " + " ".join(RANKS[c >> 2] for c in group))
+    return "\n".join(lines)
 
 
 def lead_groups(view: View) -> list[Move]:

@@ -29,6 +29,7 @@ CHOICES: dict[str, list[Any]] = {
     "teams": [False, True],
     "rematch_lead": [RematchLead.LOSER, RematchLead.LEFT_OF_LOSER, RematchLead.LOWEST_TRUMP],
     "bot_level": [BotLevel.NORMAL, BotLevel.HARD, BotLevel.EASY],
+    "discard_list": [True, False],
 }
 TRANSFER_ONLY = ("transfer_first_bout", "show_trump_transfer")
 

@@ -71,6 +71,7 @@ class Options(BaseModel):
     rematch_lead: RematchLead = RematchLead.LOSER
     move_timer: Literal[10, 15, 30, 60] = 30
     bot_level: BotLevel = BotLevel.NORMAL
+    discard_list: bool = True  # players may open the list of discarded cards (docs/rules.md §4.7)
 
     @property
     def max_players(self) -> int:

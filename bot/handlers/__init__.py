@@ -48,6 +48,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(CallbackQueryHandler(play.move_press, pattern=r"^m:"))
     add(CallbackQueryHandler(play.pick_press, pattern=r"^[kh]:"))
     add(CallbackQueryHandler(play.back_press, pattern=r"^b:"))
+    add(CallbackQueryHandler(play.discard_press, pattern=r"^d:"))
     add(CallbackQueryHandler(lobby.lobby_press, pattern=r"^L:"))
     add(CallbackQueryHandler(boards.board_press, pattern=r"^T:"))
     add(CallbackQueryHandler(settings.settings_press, pattern=r"^S:"))

@@ -1,12 +1,15 @@
-"""Play in the private chat: a move, the two steps of a cover (pick a card, back to the hand), "I'm back"."""
+"""Play in the private chat: a move, the two steps of a cover (pick a card, back to the hand), "I'm back",
+and the list of discarded cards."""
 
 from __future__ import annotations
 
 from telegram import Update
 
-from bot.callbacks import BackPress, HandPress, MovePress, PickPress
+from bot.callbacks import BackPress, DiscardPress, HandPress, MovePress, PickPress
+from bot.hand import discard_text
 from bot.handlers.common import Context, answer, pressed
 from bot.service import Outcome, Refusal
+from engine.views import view
 
 
 async def move_press(update: Update, context: Context) -> None:
@@ -40,3 +43,20 @@ async def pick_press(update: Update, context: Context) -> None:
         return
     d.presenter.pick(press.table_id, seat, press.card if isinstance(press, PickPress) else None)
     await answer(query, t, Outcome(True))
+
+
+async def discard_press(update: Update, context: Context) -> None:
+    """The discarded cards, as this seat saw them go, in an alert: no message is sent or edited."""
+    found = await pressed(update, context, DiscardPress)
+    if found is None:
+        return
+    d, query, user, t, press = found
+    seated = d.service.seat_in_game(press.table_id, user.id)
+    if isinstance(seated, Refusal):
+        await answer(query, t, Outcome.refused(seated))
+        return
+    live, seat = seated
+    if live.game is None or not live.table.options.discard_list:
+        await answer(query, t, Outcome.refused(Refusal.STALE))
+        return
+    await query.answer(discard_text(view(live.game, seat), t), show_alert=True)

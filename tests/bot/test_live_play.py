@@ -3,13 +3,14 @@ move, prompts agree with the buttons, teams are shown, and each player's hand en
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 
 import pytest
 
-from bot.callbacks import BackPress, MovePress, PickPress, decode
-from bot.hand import choices, hand_keyboard, hand_text, lead_groups
+from bot.callbacks import BackPress, DiscardPress, MovePress, PickPress, decode
+from bot.hand import choices, discard_text, hand_keyboard, hand_text, lead_groups
 from bot.i18n import LANGUAGES, texts
 from bot.render import face, name_of
 from engine import Game, Options, Variant
@@ -38,8 +39,8 @@ def button_kinds(v: View, language: str) -> set[Kind]:
                 kinds.add(Kind(kind(press.move)))
             elif isinstance(press, PickPress):
                 kinds.add(Kind.COVER)
-            else:
-                assert isinstance(press, BackPress)
+            else:  # "I'm back", or the discard list (not a move)
+                assert isinstance(press, BackPress | DiscardPress)
     return kinds
 
 
@@ -207,3 +208,65 @@ def test_bots_have_names_in_the_readers_language() -> None:
     assert seat_names(seats, [False, True, True], texts("en")) == ["Ann", "🤖 Nick", "🤖 Olga"]
     assert seat_names(seats, [False, True, True], texts("ru")) == ["Ann", "🤖 Коля", "🤖 Оля"]
     assert seat_names(seats, [False, True, True], texts("uk")) == ["Ann", "🤖 Микола", "🤖 Оля"]
+
+
+def test_the_discard_list_opens_from_the_hand_grouped_by_suit() -> None:
+    t = texts("en")
+    rng = random.Random(5)
+    g = Game.deal(Options(), 3, rng=rng)
+    while not g.over:
+        for seat in range(3):
+            v = view(g, seat)
+            rows = hand_keyboard(v, 1, t).inline_keyboard
+            shown = [b for row in rows for b in row if isinstance(decode(str(b.callback_data)), DiscardPress)]
+            assert len(shown) == (1 if v.discard else 0)
+            if v.discard:  # its own last row, and the list names every discarded card by suit
+                assert rows[-1] == tuple(shown) and shown[0].text == f"🗑 Discarded: {v.discard}"
+                text = discard_text(v, t)
+                assert text.startswith(f"Discarded ({v.discard}):")
+                assert sum(len(line.split()) - 1 for line in text.splitlines()[1:]) == v.discard
+        seat = rng.choice(g.actors())
+        g.apply(seat, rng.choice(g.legal_moves(seat)))
+    off = view(Game.deal(Options(discard_list=False), 2, rng=rng), 0)
+    assert off.options.discard_list is False
+
+
+def test_a_whole_deck_discarded_still_fits_an_alert() -> None:
+    from dataclasses import replace
+
+    from engine.cards import deck
+
+    v = view(Game.deal(Options(deck=52), 2, rng=random.Random(1)), 0)
+    for language in LANGUAGES:
+        text = discard_text(replace(v, seen=tuple(deck(52))), texts(language))
+        assert len(text) <= 200, text
+
+
+async def test_pressing_the_discard_button_answers_with_the_list_and_sends_nothing(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    rng = random.Random(3)
+    for _ in range(200):
+        hands = [m for u in (1, 2) if (m := hand_message(fake, u)) is not None]
+        with_list = next((m for m in hands if any(d.startswith("d:") for _, d in m.buttons())), None)
+        if with_list is not None:
+            break
+        moves = [(m, d) for m in hands for _, d in m.buttons() if d.startswith(("m:", "k:"))]
+        if moves:
+            m, data = rng.choice(moves)
+            await press_and_wait(fake, m.chat_id, m.chat_id, m.message_id, data)
+        else:
+            await asyncio.sleep(0.02)
+    assert with_list is not None, "no bout was beaten"
+    await harness.deps.outbox.idle()
+    with_list = hand_message(fake, with_list.chat_id)
+    assert with_list is not None
+    sent = len(fake.sent)
+    data = next(d for _, d in with_list.buttons() if d.startswith("d:"))
+    answer = await press_and_wait(fake, with_list.chat_id, with_list.chat_id, with_list.message_id, data)
+    assert answer.get("show_alert") and str(answer.get("text")).startswith("Discarded (")
+    assert len(fake.sent) == sent  # an alert: no message sent or edited
+    fake.add_user(9, "Zed")  # somebody not at the table: no list for them
+    stranger = await press_and_wait(fake, 9, with_list.chat_id, with_list.message_id, data)
+    assert "Discarded" not in str(stranger.get("text")) and stranger.get("show_alert")
