@@ -414,6 +414,19 @@ class Game:
     def over(self) -> bool:
         return self.result is not None
 
+    def decided(self) -> bool:
+        """Whether the result can no longer change (docs/rules.md §7): the talon is empty, everybody but the
+        defender is out, and the defender ends the bout holding cards whatever they do (or the draw option is
+        off, so that emptying their hand makes them the durak as well). The defender still covers or takes;
+        it only changes nothing."""
+        if self.result is not None or not self.attack or self.talon:
+            return False
+        d = self.defender
+        others = ((1 << self.players) - 1) & ~(1 << d)
+        if self.seats_out & others != others:
+            return False
+        return self.hands[d].bit_count() > self.unbeaten or not self.rules.options.draw
+
     def team(self, seat: int) -> int:
         return team_of(seat) if self.rules.teams else seat
 

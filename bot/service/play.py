@@ -19,7 +19,7 @@ from bot.service.registry import Registry
 from engine import Game
 from engine.events import QUIET, IllegalMove
 from engine.log import RECLAIM, TAKE_OVER, TIMEOUT, Action, act, action_str
-from engine.moves import Move
+from engine.moves import TAKE, Move
 from engine.snapshot import dumps
 from engine.views import view
 from storage import StaleGame
@@ -95,6 +95,9 @@ class PlayService(Registry):
         """Bot-played seats on the clock move, one at a time, from their own view only."""
         live = self.live.get(table_id)
         if live is None or live.game is None or live.game.version != version or live.game.over:
+            return
+        if live.game.decided():  # nobody is asked to press Take when it changes nothing (docs/rules.md §7)
+            await self._act(live, live.game.defender, TAKE, version=version)
             return
         for seat in live.game.to_act():
             if live.is_bot_seat(seat):
@@ -201,7 +204,9 @@ class PlayService(Registry):
         else:
             self.scheduler.deadline(table_id, game.version, live.deadline)
             thinking = [self.thinker.budget(live.bot_level(s)) for s in game.to_act() if live.is_bot_seat(s)]
-            if thinking:
+            if game.decided():
+                self.scheduler.bot_turn(table_id, game.version, self.bot_delay)  # the last card is seen first
+            elif thinking:
                 # The pause before a bot's move includes its thinking time, so play keeps one pace.
                 self.scheduler.bot_turn(table_id, game.version, max(0.0, self.bot_delay - max(thinking)))
         self.redraw.table(table_id)

@@ -239,3 +239,26 @@ async def test_a_cancelled_game_refuses_every_kind_of_action(world: World) -> No
     live = world.service.live[tid]
     assert live.game is not None and live.game.version == version
     assert (await world.service.cancel(tid, 1, False)).refusal is Refusal.NO_TABLE  # once is enough
+
+
+async def test_a_decided_game_takes_for_the_defender_instead_of_asking(world: World) -> None:
+    """docs/rules.md §7: once nothing the defender does changes the result, nobody is asked to press Take."""
+    for _ in range(20):
+        tid = await dealt(world)
+        live = world.service.live[tid]
+        assert live.game is not None
+        while not live.game.over and not live.game.decided():
+            assert (await world.service.press(tid, *next_move(world, tid))).ok
+        if live.game.decided():
+            break
+    else:
+        pytest.fail("no game came to a decided end")
+    version = live.game.version
+    assert world.scheduled.bot_turns[-1] == (tid, version, world.service.bot_delay)
+    await world.service.bot_turn(tid, version)
+    assert live.game.over and live.result is not None
+    assert live.result.durak == live.game.defender or live.result.losers == (live.game.defender,)
+    row = await world.storage.games.current(tid)
+    assert row is not None
+    log = await world.storage.games.log(row.id)
+    assert log[-1].action == "x" and log[-1].seat == live.game.defender  # logged as the defender's Take

@@ -109,3 +109,44 @@ def test_no_more_moves_once_the_game_is_over() -> None:
     do(g, 1, "x")
     assert moves(g, 1) == set() and g.to_act() == []
     assert refused(g, 1, "l8c") is Reason.GAME_OVER
+
+
+def test_the_game_is_decided_when_the_defender_keeps_cards_whatever_they_do() -> None:
+    g = position(["7s", "8s 9c"], trump="h")
+    assert not g.decided()
+    do(g, 0, "l7s")  # Ann is out; Bob holds two cards against one: the durak whatever he does
+    assert g.decided()
+    even = position(["7s", "8s"], trump="h")
+    do(even, 0, "l7s")
+    assert not even.decided()  # Bob may still cover and go out: a draw
+    strict = position(["7s", "8s"], trump="h", draw=False)
+    do(strict, 0, "l7s")
+    assert strict.decided()  # without the draw option the last defender is the durak either way
+
+
+def test_a_decided_game_ends_the_same_whatever_is_played() -> None:
+    import random
+
+    from engine import Game, Options, Variant
+
+    rng = random.Random(11)
+    decided = 0
+    for game in range(300):
+        options = [Options(), Options(variant=Variant.TRANSFER), Options(teams=True), Options(draw=False)][
+            game % 4
+        ]
+        g = Game.deal(options, 4 if options.teams else rng.choice([2, 3, 4]), rng=rng)
+        while not g.over:
+            if g.decided():
+                decided += 1
+                endings = set()
+                for _ in range(4):
+                    trial = g.copy()
+                    while not trial.over:
+                        seat = rng.choice(trial.actors())
+                        trial.apply(seat, rng.choice(trial.legal_moves(seat)))
+                    endings.add(trial.result)
+                assert len(endings) == 1, endings
+            seat = rng.choice(g.actors())
+            g.apply(seat, rng.choice(g.legal_moves(seat)))
+    assert decided > 30
