@@ -161,6 +161,13 @@ async def test_a_player_about_to_miss_a_move_is_warned_with_sound(harness: Harne
     assert warned.method == "sendMessage" and warned.sound
     assert "missed move 1 of 2" in warned.text  # heads-up: a bot takes the seat after two
     assert first.message_id not in fake.messages[lead]  # the old hand went: one hand in the chat
+
+    # The group's time left was redrawn at the warning too (no move happened since the deal).
+    def time_left() -> int:
+        found = re.search(r"(\d+) s left", fake.messages[GROUP][lobby.message_id].text)
+        return int(found.group(1)) if found else 99
+
+    await fake.wait_for(lambda: time_left() <= 6, what="the time left redrawn")
     await fake.wait_for(
         lambda: "ran out of time" in fake.messages[GROUP][lobby.message_id].text,
         timeout=9,
