@@ -11,8 +11,9 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import LobbyAction, LobbyPress, encode
 from bot.i18n import Text
-from bot.render import short
+from bot.render import TEAM_MARKS, short
 from engine.options import AttackCap, BotLevel, Options, RematchLead, ThrowIn, Variant
+from engine.rules import team_of
 
 # Every option of docs/rules.md §12 with the values a button cycles through, the default first.
 CHOICES: dict[str, list[Any]] = {
@@ -87,9 +88,13 @@ def lobby_text(options: Options, creator: str, players: Sequence[str], t: Text) 
     lines.extend(f"· {line}" for line in summary(options, t))
     lines.append("")
     lines.append(t("lobby.seated", count=len(players), max=options.max_players))
-    lines.extend(f"{i}. {html.escape(name)}" for i, name in enumerate(players, 1))
+    for seat, name in enumerate(players):
+        mark = f"{TEAM_MARKS[team_of(seat)]} " if options.teams else ""  # the seat a player takes is its team
+        lines.append(f"{seat + 1}. {mark}{html.escape(name)}")
     if not players:
         lines.append(t("lobby.nobody"))
+    elif options.teams:
+        lines.append(t("lobby.teams", a=TEAM_MARKS[0], b=TEAM_MARKS[1]))
     lines.append("")
     lines.append(t("lobby.hint"))
     return "\n".join(lines)

@@ -116,6 +116,15 @@ async def test_every_turn_that_comes_to_a_person_sounds_and_every_hand_ends_on_i
 ) -> None:
     fake = harness.fake
     lobby = await open_table(harness, names, options)
+    if "teams" in options:  # the lobby shows who will be with whom
+        await harness.deps.outbox.idle()
+        shown = fake.messages[GROUP][lobby.message_id].text
+        assert (
+            "1. 🔷 Ann" in shown
+            and "2. 🔶 Bob" in shown
+            and "3. 🔷 Cid" in shown
+            and "are the teams" in shown
+        )
     await start(harness, lobby)
     users = list(range(1, len(names) + 1))
     result = await play_until_over(fake, GROUP, users, random.Random(len(names)))
