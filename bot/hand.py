@@ -21,6 +21,7 @@ from bot.render import (
     hand_line,
     name_of,
     pairs,
+    rating_change,
     short,
     team_mark,
 )
@@ -42,6 +43,14 @@ class Clock:
     warning: bool = False  # close to a timeout that counts: say so
     misses: int = 0  # missed moves in a row so far
     limit: int = 3  # missed moves after which a bot takes the seat
+
+
+def choice_key(k: Kind, view: View) -> str:
+    """The text key naming a choice. Saying you are done is «Пас» after "Take" but «Бито» once every card is
+    covered: two words, one move."""
+    if k == Kind.PASS and not view.taking:
+        return "choice.done"
+    return f"choice.{k.name.lower()}"
 
 
 def choices(view: View) -> list[Kind]:
@@ -133,7 +142,7 @@ def _prompt(view: View, names: Sequence[str], t: Text, selected: int | None) -> 
     else:
         role = t("hand.role_attack", name=defender)
     target = name_of(names, _next_defender(view))
-    said = [t(f"choice.{k.name.lower()}", name=target) for k in found]
+    said = [t(choice_key(k, view), name=target) for k in found]
     if Kind.PASS not in found and seat not in view.to_act:  # throw-ins while the defender still covers
         said.append(t("choice.wait", name=defender))
     return f"{role}: {t.join(said)}."
@@ -209,7 +218,7 @@ def hand_keyboard(view: View, table_id: int, t: Text, *, selected: int | None = 
         elif k == Kind.TAKE:
             final.append(press(m, t("button.take")))
         elif k == Kind.PASS:
-            final.append(press(m, t("button.pass")))
+            final.append(press(m, t("button.pass" if view.taking else "button.done")))
     rows = [card_buttons[i : i + CARDS_PER_ROW] for i in range(0, len(card_buttons), CARDS_PER_ROW)]
     rows += [row for row in (extra, final) if row]
     if view.options.discard_list and view.discard:
@@ -278,10 +287,7 @@ def hand_over(
     if result.durak is not None and result.durak != seat:
         lines.append(t("result.durak", name=name_of(names, result.durak)))
     if rating is not None:
-        before, after = rating
-        lines.append(
-            t("end.rating", before=f"{before:.1f}", after=f"{after:.1f}", change=f"{after - before:+.1f}")
-        )
+        lines.append(t("end.rating", **rating_change(*rating, t)))
     lines.append(
         t("end.link", link=link) if link else t("end.in_group", chat=short(chat_title, 2 * NAME_LENGTH))
     )

@@ -10,6 +10,7 @@ from typing import Any
 
 from babel import Locale
 from babel.lists import format_list
+from babel.numbers import format_decimal
 
 LANGUAGES = ("ru", "uk", "en")
 DEFAULT_LANGUAGE = "en"
@@ -78,6 +79,16 @@ class Text:
             raise TypeError(f"text {key!r} has no plural forms")
         form = entry.get(self._locale.plural_form(abs(n)), entry["other"])
         return form.format(n=n, **params)
+
+    def number(self, value: float, digits: int = 0) -> str:
+        """A number as this language writes it: "3,00" in Russian, "3.00" in English; "1 512" grouped."""
+        pattern = "#,##0" + ("." + "0" * digits if digits else "")
+        return format_decimal(value, format=pattern, locale=self._locale)
+
+    def signed(self, value: float) -> str:
+        """A change with its sign: "+31", "−12" (a true minus sign)."""
+        shown = self.number(abs(value))
+        return ("+" if value > 0 else "−" if value < 0 else "±") + shown
 
     def join(self, items: list[str]) -> str:
         """Choices as this language lists them: "a, b, or c", "a, b или c"."""

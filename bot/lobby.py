@@ -64,6 +64,8 @@ def option_label(options: Options, name: str, t: Text) -> str:
         shown = t(f"variant.{value.value}")
     elif name in ("throw_in", "attack_cap", "rematch_lead", "bot_level"):
         shown = t(f"option.{name}_{value.value}")
+    elif name == "deck":
+        return t.plural("option.deck", value)  # "24 карты", "36 карт"
     else:
         shown = str(value)
     return t(f"option.{name}", value=shown)

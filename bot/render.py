@@ -77,6 +77,27 @@ def name_of(names: Sequence[str], seat: int) -> str:
     return short(names[seat]) if 0 <= seat < len(names) else "?"
 
 
+RATING_START, RATING_STEP = (
+    1500,
+    20,
+)  # a rating as shown: 1500 + 20 × openskill's ordinal (μ − 3σ), docs/rating.md
+
+
+def rating(ordinal: float) -> int:
+    """The rating players see, on a familiar scale: everybody starts at 1500."""
+    return round(RATING_START + RATING_STEP * ordinal)
+
+
+def rating_change(before: float, after: float, t: Text) -> dict[str, str]:
+    """The before, after and signed change of a rating, as shown, for a text's placeholders."""
+    shown_before, shown_after = rating(before), rating(after)
+    return {
+        "before": str(shown_before),
+        "after": str(shown_after),
+        "change": t.signed(shown_after - shown_before),
+    }
+
+
 def bot_name(seat: int, t: Text) -> str:
     """A bot's name at a seat, in the reader's language (the robot says what it is)."""
     names = [n.strip() for n in t("bot.names").split(",")]
@@ -210,9 +231,7 @@ def result_text(
     elif ratings:
         lines.append("")
         for seat, (before, after) in sorted(ratings.items()):
-            lines.append(
-                t("result.rating", name=name_of(names, seat), before=f"{before:.1f}", after=f"{after:.1f}")
-            )
+            lines.append(t("result.rating", name=name_of(names, seat), **rating_change(before, after, t)))
     if reveal is not None:
         salt, deck = reveal
         lines.append("")

@@ -8,7 +8,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import GAME_TYPES, BoardPress, BoardScope, encode
 from bot.i18n import Text
-from bot.render import short
+from bot.render import rating, short
 from engine.options import GameType
 from storage.records import Leader, PlayerStats
 
@@ -29,8 +29,8 @@ def board_text(
                 "top.line",
                 rank=leader.rank,
                 name=short(leader.name),
-                rating=f"{leader.rating:.1f}",
-                games=leader.games,
+                rating=str(rating(leader.rating)),
+                games=t.plural("stats.games", leader.games),
             )
         )
     return "\n".join(lines)
@@ -67,13 +67,15 @@ def stats_text(name: str, here: Sequence[PlayerStats], everywhere: Sequence[Play
             lines.append(
                 t(
                     "stats.line",
-                    wins=s.wins,
-                    durak=s.durak,
-                    draws=s.draws,
-                    pogony=s.pogony,
-                    place=f"{s.average_place:.2f}",
+                    wins=t.number(s.wins),
+                    durak=t.number(s.durak),
+                    draws=t.number(s.draws),
+                    pogony=t.number(s.pogony),
+                    place=t.number(s.average_place, 2),
                 )
             )
-            if s.rating is not None and s.rank is not None:
-                lines.append(t("stats.rating", rating=f"{s.rating:.1f}", rank=s.rank))
+            if s.rating is not None and s.rank is not None and s.games >= MIN_GAMES:
+                lines.append(t("stats.rating", rating=str(rating(s.rating)), rank=s.rank))
+            elif s.rating is not None:  # a rank only where /top shows the player
+                lines.append(t("stats.provisional", rating=str(rating(s.rating)), games=MIN_GAMES))
     return "\n".join(lines)

@@ -176,7 +176,7 @@ async def test_429_is_waited_out_and_the_table_still_updates(harness: Harness) -
     fake.fail_next("editMessageText", ApiError(429, "Too Many Requests: retry after 1", retry_after=1))
     await start(harness, lobby)
     await fake.wait_for(
-        lambda: "Talon" in fake.messages[GROUP][lobby.message_id].text, timeout=5, what="the table message"
+        lambda: "Deck:" in fake.messages[GROUP][lobby.message_id].text, timeout=5, what="the table message"
     )
     result = await play_until_over(fake, GROUP, [1, 2], random.Random(5))
     assert "Game over" in result
@@ -225,7 +225,7 @@ async def test_hard_bots_think_in_worker_processes_and_play_a_whole_game(harness
     await fake.wait_for(
         lambda: fake.messages[GROUP][lobby.message_id].text.count("🤖") == 2, what="two bots seated"
     )
-    assert "Bots play: hard" in fake.messages[GROUP][lobby.message_id].text
+    assert "Bot level: strong" in fake.messages[GROUP][lobby.message_id].text
     live = harness.deps.service.live[tid]
     assert live.table.options.bot_level is BotLevel.HARD and live.bot_level(1) is BotLevel.HARD
     await start(harness, lobby)
@@ -240,7 +240,7 @@ async def test_a_deleted_table_message_is_sent_anew(harness: Harness) -> None:
     del fake.messages[GROUP][lobby.message_id]  # an admin deleted it
     fake.send(1, GROUP, "/startgame")
     fresh = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(GROUP) if "Talon" in m.text), None),
+        lambda: next((m for m in fake.bot_messages(GROUP) if "Deck:" in m.text), None),
         what="a new table message",
     )
     assert fresh.message_id != lobby.message_id
@@ -275,7 +275,7 @@ async def test_a_group_that_became_a_supergroup_is_followed(harness: Harness) ->
     fake.upgrade(GROUP, -1009)
     await start(harness, lobby)
     await fake.wait_for(
-        lambda: any("Talon" in m.text for m in fake.bot_messages(-1009)), what="the table in the supergroup"
+        lambda: any("Deck:" in m.text for m in fake.bot_messages(-1009)), what="the table in the supergroup"
     )
     table = await harness.deps.storage.tables.get(table_id(lobby))
     assert table is not None and table.chat_id == -1009
@@ -288,7 +288,7 @@ async def test_the_creator_cancels_a_game_and_the_group_is_told(harness: Harness
     await start(harness, lobby)
     fake.send(2, GROUP, "/cancel")  # not the creator, not an admin
     await fake.wait_for(
-        lambda: any("Only the table's creator" in m.text for m in fake.bot_messages(GROUP)), what="a refusal"
+        lambda: any("Only the table's host" in m.text for m in fake.bot_messages(GROUP)), what="a refusal"
     )
     fake.send(1, GROUP, "/cancel")
     await fake.wait_for(
@@ -376,7 +376,7 @@ async def test_leaderboard_and_stats_after_three_games(harness: Harness) -> None
         lambda: next((m for m in fake.bot_messages(GROUP) if "Statistics of Bob" in m.text), None),
         what="/stats",
     )
-    assert "3 games" in stats.text and "In this chat" in stats.text and "rank" in stats.text
+    assert "3 games" in stats.text and "In this chat" in stats.text and "place on the board: " in stats.text
 
 
 async def _seated(fake: FakeTelegram, chat_id: int, lobby: Message, name: str) -> None:

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from bot.callbacks import BackPress, DiscardPress, MovePress, PickPress, decode
-from bot.hand import choices, discard_text, hand_keyboard, hand_text, lead_groups
+from bot.hand import choice_key, choices, discard_text, hand_keyboard, hand_text, lead_groups
 from bot.i18n import LANGUAGES, texts
 from bot.render import face, name_of
 from engine import Game, Options, Variant
@@ -65,7 +65,7 @@ def test_the_prompt_names_exactly_the_choices_the_buttons_offer_in_every_hand_st
                     (m for m in re.findall(r"(?:to|на) (\w+)", text) if m in NAMES), ""
                 )
                 for k in found:
-                    assert t(f"choice.{k.name.lower()}", name=target) in text, (k, text)
+                    assert t(choice_key(k, v), name=target) in text, (k, text)
                 if not found:
                     waited = [name_of(NAMES, s) for s in v.to_act]
                     assert all(name in text for name in waited), text

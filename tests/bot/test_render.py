@@ -32,9 +32,9 @@ def test_the_table_message_shows_trump_counts_table_and_who_is_to_move() -> None
     g = position(["7s 9d Kh", "8s 8c 6h", "Ts Js Qh"], talon="Kc Ah")
     do(g, 0, "l7s")
     text = table_text(view(g), NAMES, texts("en"), seconds_left=25)
-    assert "Trump: A♥" in text and "Talon: 2" in text
+    assert "Trump: A♥" in text and "Deck: 2 left" in text
     assert "7♠" in text and "Bob &lt;b&gt;&amp;&lt;/b&gt; — 3 cards, defends" in text
-    assert "Move: Bob" in text and "25 s left" in text
+    assert "Waiting for: Bob" in text and "25 s left" in text
     assert "<b>&</b>" not in text  # names are escaped
 
 
@@ -118,9 +118,9 @@ def test_hand_messages_render_in_every_state(language: str) -> None:
 @pytest.mark.parametrize(
     ("language", "durak", "draw", "pogony"),
     [
-        ("ru", "Bob &lt;b&gt;&amp;&lt;/b&gt; — дурак.", "Ничья", "погонами"),
-        ("uk", "дурень", "Нічия", "погонами"),
-        ("en", "is the durak", "A draw", "pogony"),
+        ("ru", "Bob &lt;b&gt;&amp;&lt;/b&gt; остаётся в дураках.", "Ничья", "погонами"),
+        ("uk", "лишається в дурнях", "Нічия", "погонами"),
+        ("en", "is left the durak", "A draw", "pogony"),
     ],
 )
 def test_result_messages(language: str, durak: str, draw: str, pogony: str) -> None:
@@ -130,7 +130,8 @@ def test_result_messages(language: str, durak: str, draw: str, pogony: str) -> N
     do(g, 1, "c6sKs", "c6cQc")
     assert g.result is not None
     text = result_text(g.result, NAMES, t, rated=True, ratings={0: (0.0, 1.5), 1: (0.0, -1.5)}, minutes=4)
-    assert durak in text and pogony in text and "0.0 → 1.5" in text
+    assert durak in text and pogony in text and "1500 → 1530 (+30)" in text
+    assert "1500 → 1470 (−30)" in text  # ratings on the familiar scale, a true minus sign
     g = position(["7s", "8s"], trump="h")
     do(g, 0, "l7s")
     do(g, 1, "c7s8s")
@@ -164,9 +165,16 @@ def test_leaderboards_and_stats_render_in_every_language(language: str) -> None:
         rating=12.3,
         rank=2,
     )
-    text = stats_text("Ann & co", [stats], [stats], t)
-    assert "Ann &amp; co" in text and "12.3" in text
+    text = stats_text("Ann & co", [stats], [stats], t).replace("\xa0", " ")
+    assert "Ann &amp; co" in text and "1746" in text  # 1500 + 20 × 12.3
     assert {"en": "21 games", "ru": "21 игра", "uk": "21 гра"}[language] in text
+    assert {"en": "1.50", "ru": "1,50", "uk": "1,50"}[language] in text  # numbers as the language writes them
+    assert {"en": "5 games", "ru": "5 игр", "uk": "5 ігор"}[language] in board_text(
+        leaders, t, game_type="transfer", scope="c", page=0
+    )
+    new = stats.model_copy(update={"games": 2})
+    provisional = stats_text("Ann", [new], [new], t)
+    assert "1746?" in provisional and t("stats.rating", rating="1746", rank=2) not in provisional
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -213,7 +221,7 @@ def test_take_and_pass_have_a_row_of_their_own_below_the_cards() -> None:
             rows = hand_keyboard(view(g, seat), 1, t).inline_keyboard
             if rows and isinstance(decode(str(rows[-1][0].callback_data)), DiscardPress):
                 rows = rows[:-1]  # the discard list, below everything: not a move
-            words = {t("button.take"), t("button.pass")}
+            words = {t("button.take"), t("button.pass"), t("button.done")}
             final = [row for row in rows if any(b.text in words for b in row)]
             assert len(final) <= 1 and (not final or final[0] is rows[-1])
             assert all(b.text in words for row in final for b in row)
