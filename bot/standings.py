@@ -22,7 +22,7 @@ def board_text(
     title = t("top.title_global" if scope == "g" else "top.title_chat", variant=t(f"variant.{game_type}"))
     lines = [f"<b>{title}</b>", ""]
     if not leaders:
-        lines.append(t("top.empty", games=MIN_GAMES) if page == 0 else t("top.no_more"))
+        lines.append(t.plural("top.empty", MIN_GAMES) if page == 0 else t("top.no_more"))
     for leader in leaders:
         lines.append(
             t(
@@ -77,5 +77,11 @@ def stats_text(name: str, here: Sequence[PlayerStats], everywhere: Sequence[Play
             if s.rating is not None and s.rank is not None and s.games >= MIN_GAMES:
                 lines.append(t("stats.rating", rating=str(rating(s.rating)), rank=s.rank))
             elif s.rating is not None:  # a rank only where /top shows the player
-                lines.append(t("stats.provisional", rating=str(rating(s.rating)), games=MIN_GAMES))
+                lines.append(
+                    t(
+                        "stats.provisional",
+                        rating=str(rating(s.rating)),
+                        games=t.plural("stats.games", MIN_GAMES),
+                    )
+                )
     return "\n".join(lines)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import string
 
 import pytest
+from babel import Locale
 
 from bot.i18n import LANGUAGES, catalog, language_for, texts
 from engine.events import EventKind
@@ -114,3 +116,100 @@ def test_every_refusal_reason_has_a_text() -> None:
     from engine.events import Reason
 
     assert {f"reason.{r.value}" for r in Reason} <= set(catalog("en"))
+
+
+# ---------------------------------------------------------------------- classes of error made impossible
+
+PERSON = {"name", "names", "target", "lead", "defender", "a", "b"}  # placeholders that stand for people
+NUMBERS = {"n", "count", "games", "seconds", "minutes", "players", "limit", "place", "max", "rank", "value"}
+# Words that may follow a number without a plural form: units and small words ("10 с", "2 из 3").
+AFTER_NUMBER = {"с", "мин", "хв", "из", "з", "и", "і", "или", "або", "в", "у", "—", "·"}
+# Past tense is gendered in Russian and Ukrainian; Telegram does not tell us a player's gender.
+GENDERED = re.compile(
+    r"\b\w*(?:лся|лась|лася|вся|ился|ался|ёл|ыл|ял|ел|ал|ил|ул|ела|ала|ила|ыла|яла|ов|ів|ав|ив|ив)\b"
+    r"|\bсам(?:ому|ой|ий|ій|а)\b"
+)
+NOT_A_VERB = {
+    "мин",
+    "козирів",
+    "переможців",
+    "устарела",
+    "отбой",
+    "Бито",
+    "стол",
+    "погонами",
+    "ниже",
+    "ссылке",
+    "ходов",
+    "партнёров",
+}
+
+
+def _entries(language: str) -> list[tuple[str, str, bool]]:
+    """(key, text, is a plural form) for every text of a catalog."""
+    found: list[tuple[str, str, bool]] = []
+    for key, entry in catalog(language).items():
+        if isinstance(entry, str):
+            found.append((key, entry, False))
+        else:
+            found.extend((key, form, True) for form in entry.values())
+    return found
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_count_has_all_of_the_languages_plural_forms(language: str) -> None:
+    needed = set(Locale.parse(language).plural_form.tags) | {"other"}
+    for key, entry in catalog(language).items():
+        if isinstance(entry, dict):
+            assert set(entry) == needed, (language, key, sorted(entry))
+
+
+@pytest.mark.parametrize("language", ["ru", "uk"])
+def test_a_number_followed_by_a_noun_goes_through_plural_forms(language: str) -> None:
+    for key, text, plural in _entries(language):
+        if plural:
+            continue
+        for name, word in re.findall(r"\{(\w+)\} ([^\s{}.,:;!?()]+)", text):
+            if name in NUMBERS:
+                assert word in AFTER_NUMBER, f"{language} {key}: '{{{name}}} {word}' needs plural forms"
+
+
+@pytest.mark.parametrize("language", ["ru", "uk"])
+def test_russian_and_ukrainian_texts_use_no_latin_letters(language: str) -> None:
+    for key, text, _ in _entries(language):
+        plain = re.sub(r"\{\w*\}|<[^>]*>|&\w+;|/\w+(?: global)?|https?://\S+|SHA-256", "", text)
+        assert not re.search(r"[A-Za-z]", plain), f"{language} {key}: {text}"
+
+
+@pytest.mark.parametrize("language", ["ru", "uk"])
+def test_no_line_that_names_a_person_needs_their_gender(language: str) -> None:
+    for key, text, _ in _entries(language):
+        fields = {name for _, name, _, _ in string.Formatter().parse(text) if name}
+        if not fields & PERSON and not key.startswith(("hand.", "end.")):
+            continue  # texts to "you" are plural in Russian and Ukrainian: no gender either
+        words = [m.group(0) for m in GENDERED.finditer(text)]
+        suspicious = [w for w in words if w not in NOT_A_VERB]
+        assert not suspicious, f"{language} {key}: {suspicious} in {text!r}"
+        assert not re.search(r"\{name\} — (?:дурак|дурень)", text), f"{language} {key}: a verdict on a person"
+
+
+@pytest.mark.parametrize("language", ["ru", "uk"])
+def test_names_stay_in_the_nominative(language: str) -> None:
+    """Names cannot be declined: no preposition or case-governing word right before a name."""
+    governing = r"(?:под|на|у|к|от|для|с|за|під|до|від|з|гравця|игрока|игроку|гравцеві)"
+    for key, text, _ in _entries(language):
+        match = re.search(rf"\b{governing} \{{(?:name|target|defender|lead)\}}", text)
+        assert match is None, f"{language} {key}: {text}"
+
+
+def test_the_checks_catch_the_lines_players_saw() -> None:
+    """The patterns above would have caught what a native read of real games found."""
+    for seen in (
+        "Маша вернулся",
+        "Даша вышел из игры",
+        "чтобы играть самому",
+        "Олена повернувся",
+        "Оксана вийшов",
+    ):
+        assert GENDERED.search(seen), seen
+    assert re.search(r"\bпод \{name\}", "{lead} ходит под {name}")
