@@ -442,7 +442,7 @@ async def test_long_escaped_names_at_six_seats_never_cost_whose_move_the_seal_or
     for text in tables:
         if "Game over" not in text and "▶" in text:
             assert "Waiting for: " in text and "Deck sealed" in text, text
-    assert ("is left the durak" in result or "A draw" in result) and "Fair play" in result and "→" in result
+    assert ("is the durak" in result or "A draw" in result) and "Fair play" in result and "→" in result
 
 
 # ---------------------------------------------------------------------- a group that removed the bot

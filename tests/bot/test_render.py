@@ -120,7 +120,7 @@ def test_hand_messages_render_in_every_state(language: str) -> None:
     [
         ("ru", "Bob &lt;b&gt;&amp;&lt;/b&gt; остаётся в дураках.", "Ничья", "погонами"),
         ("uk", "лишається в дурнях", "Нічия", "погонами"),
-        ("en", "is left the durak", "A draw", "pogony"),
+        ("en", "is the durak", "A draw", "pogony"),
     ],
 )
 def test_result_messages(language: str, durak: str, draw: str, pogony: str) -> None:

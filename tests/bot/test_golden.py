@@ -1,0 +1,103 @@
+"""Golden messages: what one fixed game looks like in each language (lobby, table, hand, result, end screen,
+/top, /stats, /help), reviewed once and compared on every run, so that a wording change is always deliberate.
+
+After an intended change, write them anew and read the diff:
+    UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/bot/test_golden.py
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+from telegram import InlineKeyboardMarkup
+
+from bot.hand import Clock, hand_keyboard, hand_over, hand_text
+from bot.i18n import LANGUAGES, texts
+from bot.lobby import lobby_keyboard, lobby_text
+from bot.render import event_line, result_text, seat_names, table_text
+from bot.standings import board_text, stats_text
+from engine import Game, Options, Variant
+from engine.events import QUIET, Event
+from engine.views import view
+from storage.records import Leader, PlayerStats
+
+GOLDEN = Path(__file__).parent / "golden"
+PLAYERS = ["Маша", "Олена", "Sam"]
+
+
+def labels(markup: InlineKeyboardMarkup) -> str:
+    return "\n".join(" | ".join(f"[{b.text}]" for b in row) for row in markup.inline_keyboard)
+
+
+def rendered(language: str) -> str:
+    t = texts(language)
+    options = Options(variant=Variant.TRANSFER)
+    names = seat_names([*PLAYERS, "🤖 4"], [False, False, False, True], t)
+    parts: list[tuple[str, str]] = []
+    parts.append(("lobby", lobby_text(options, names[0], names, t)))
+    parts.append(("lobby buttons", labels(lobby_keyboard(1, t))))
+    parts.append(("options", labels(lobby_keyboard(1, t, editing=True, options=options))))
+    rng = random.Random(2024)
+    game = Game.deal(options, 4, rng=rng)
+    recent: list[Event] = []
+    for _ in range(9):  # a few moves into the game: a bout under way
+        seat = game.to_act()[0]
+        applied = game.apply(seat, rng.choice(game.legal_moves(seat)))
+        recent.extend(e for e in applied.events if e.kind not in QUIET)
+    lines = [line for e in recent[-4:] if (line := event_line(e, names, t))]
+    parts.append(
+        ("table", table_text(view(game), names, t, seconds_left=20, recent=lines, commitment="ab" * 32))
+    )
+    for seat in range(3):
+        v = view(game, seat)
+        clock = Clock(8, warning=True, misses=1, limit=3) if seat in v.to_act else None
+        last = next((e for e in reversed(recent) if e.seat != seat), None)
+        parts.append((f"hand {seat}", hand_text(v, names, t, "Друзі & friends", clock=clock, last=last)))
+        parts.append((f"hand {seat} buttons", labels(hand_keyboard(v, 1, t))))
+    while not game.over:
+        seat = rng.choice(game.actors())
+        game.apply(seat, rng.choice(game.legal_moves(seat)))
+    assert game.result is not None
+    ratings = {0: (0.0, 1.6), 1: (0.0, -1.2), 2: (2.5, 2.9)}
+    parts.append(
+        ("result", result_text(game.result, names, t, rated=True, ratings=ratings, minutes=7, game_id=42))
+    )
+    for seat in range(3):
+        end = hand_over(view(game, seat), names, t, "Друзі", rating=ratings[seat], link="https://t.me/c/1/2")
+        parts.append((f"end {seat}", end))
+    leaders = [
+        Leader(rank=i + 1, user_id=i, name=n, rating=8.0 - 3 * i, games=3 + i) for i, n in enumerate(PLAYERS)
+    ]
+    parts.append(("/top", board_text(leaders, t, game_type="transfer", scope="c", page=0)))
+    parts.append(("/top empty", board_text([], t, game_type="throw_in", scope="g", page=0)))
+    stats = PlayerStats(
+        user_id=1,
+        game_type="transfer",
+        games=21,
+        wins=10,
+        durak=5,
+        draws=1,
+        pogony=2,
+        average_place=1.75,
+        rating=6.4,
+        rank=2,
+    )
+    new = stats.model_copy(update={"games": 2, "rank": None})
+    parts.append(("/stats", stats_text("Маша", [new], [stats], t)))
+    parts.append(("/help", t("help.text")))
+    return "".join(f"===== {title}\n{text}\n" for title, text in parts)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_messages_read_as_reviewed(language: str) -> None:
+    path = GOLDEN / f"{language}.txt"
+    text = rendered(language)
+    if os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.read_text(encoding="utf-8") == text, (
+        f"{path.name} differs: UPDATE_GOLDEN=1 and review the diff"
+    )
