@@ -216,6 +216,8 @@ class Presenter(Redraw):
         t = await self.user_text(user.id)
         title = live.chat_title or str(live.table.chat_id)
         message_id = live.table.seats[seat].hand_message_id
+        if live.table.status in CLOSED or (live.game is not None and live.game.over):
+            self._forget((live.table.id, seat))  # nothing will ring for this hand again
         if live.table.status in CLOSED:
             ended = "hand.cancelled" if live.table.status is TableStatus.CANCELLED else "hand.broken"
             return Draft(user.id, message_id, hand_closed(t, title, t(ended)), None)
@@ -242,6 +244,10 @@ class Presenter(Redraw):
         if replaces is not None:
             return Draft(user.id, None, text, keyboard, replaces=replaces)
         return Draft(user.id, message_id, text, keyboard)
+
+    def _forget(self, key: tuple[int, int]) -> None:
+        self.shown_state.pop(key, None)
+        self.ringing.pop(key, None)
 
     def _ring(self, key: tuple[int, int], message_id: int | None, state: str) -> int | None:
         """The hand message to replace with a new one (which sounds), or None to edit it in place."""

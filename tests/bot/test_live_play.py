@@ -286,3 +286,13 @@ async def test_pressing_the_discard_button_answers_with_the_list_and_sends_nothi
     fake.add_user(9, "Zed")  # somebody not at the table: no list for them
     stranger = await press_and_wait(fake, 9, with_list.chat_id, with_list.message_id, data)
     assert "Discarded" not in str(stranger.get("text")) and stranger.get("show_alert")
+
+
+async def test_the_presenter_forgets_a_finished_games_hands(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    await play_until_over(fake, GROUP, [1, 2], random.Random(4))
+    await harness.deps.outbox.idle()
+    presenter = harness.deps.presenter
+    assert not presenter.shown_state and not presenter.ringing  # memory stays bounded over a long uptime
