@@ -22,7 +22,8 @@ from bot.standings import board_text, stats_text
 from engine import Game, Options, Variant
 from engine.events import QUIET, Event
 from engine.views import view
-from storage.records import Leader, PlayerStats
+from storage.records import Leader
+from tests.bot.test_render import STATS
 
 GOLDEN = Path(__file__).parent / "golden"
 PLAYERS = ["Маша", "Олена", "Sam"]
@@ -73,18 +74,8 @@ def rendered(language: str) -> str:
     ]
     parts.append(("/top", board_text(leaders, t, game_type="transfer", scope="c", page=0)))
     parts.append(("/top empty", board_text([], t, game_type="throw_in", scope="g", page=0)))
-    stats = PlayerStats(
-        user_id=1,
-        game_type="transfer",
-        games=21,
-        wins=10,
-        durak=5,
-        draws=1,
-        pogony=2,
-        average_place=1.75,
-        rating=6.4,
-        rank=2,
-    )
+    # The statistics test_render checks, seen here as a player reads them.
+    stats = STATS.model_copy(update={"game_type": "transfer", "average_place": 1.75, "rating": 6.4})
     new = stats.model_copy(update={"games": 2, "rank": None})
     parts.append(("/stats", stats_text("Маша", [new], [stats], t)))
     parts.append(("/help", t("help.text")))

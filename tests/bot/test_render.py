@@ -15,9 +15,22 @@ from engine import Game, Options, Variant
 from engine.cards import card_str, cards_of
 from engine.moves import Kind, kind
 from engine.views import view
+from storage.records import PlayerStats
 from tests.engine.helpers import card, do, position
 
 NAMES = ["Ann", "Bob <b>&</b>", "Cid"]
+STATS = PlayerStats(
+    user_id=1,
+    game_type="throw_in",
+    games=21,
+    wins=10,
+    durak=5,
+    draws=1,
+    pogony=2,
+    average_place=1.5,
+    rating=12.3,
+    rank=2,
+)
 
 
 def presses(markup: object) -> list[object]:
@@ -142,7 +155,7 @@ def test_result_messages(language: str, durak: str, draw: str, pogony: str) -> N
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_leaderboards_and_stats_render_in_every_language(language: str) -> None:
     from bot.standings import board_keyboard, board_text, stats_text
-    from storage.records import Leader, PlayerStats
+    from storage.records import Leader
 
     t = texts(language)
     leaders = [
@@ -153,18 +166,7 @@ def test_leaderboards_and_stats_render_in_every_language(language: str) -> None:
     keyboard = board_keyboard(t, game_type="transfer", scope="c", page=1, more=True)
     pages = [decode(str(b.callback_data)) for row in keyboard.inline_keyboard for b in row]
     assert len(pages) == 4  # two game types, back, more
-    stats = PlayerStats(
-        user_id=1,
-        game_type="throw_in",
-        games=21,
-        wins=10,
-        durak=5,
-        draws=1,
-        pogony=2,
-        average_place=1.5,
-        rating=12.3,
-        rank=2,
-    )
+    stats = STATS
     text = stats_text("Ann & co", [stats], [stats], t).replace("\xa0", " ")
     assert "Ann &amp; co" in text and "1746" in text  # 1500 + 20 × 12.3
     assert {"en": "21 games", "ru": "21 игра", "uk": "21 гра"}[language] in text
