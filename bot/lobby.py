@@ -84,7 +84,8 @@ def summary(options: Options, t: Text) -> list[str]:
     return lines
 
 
-def lobby_text(options: Options, creator: str, players: Sequence[str], t: Text) -> str:
+def lobby_text(options: Options, creator: str, players: Sequence[str], t: Text, *, bots: bool = False) -> str:
+    """The lobby; with ``bots`` (a bot is seated, or the options are open) it says how the bots play."""
     lines = [f"<b>{t('lobby.title', variant=t('variant.' + options.variant.value))}</b>"]
     lines.append(t("lobby.created_by", name=short(creator)))
     lines.extend(f"· {line}" for line in summary(options, t))
@@ -97,6 +98,9 @@ def lobby_text(options: Options, creator: str, players: Sequence[str], t: Text) 
         lines.append(t("lobby.nobody"))
     elif options.teams:
         lines.append(t("lobby.teams", a=TEAM_MARKS[0], b=TEAM_MARKS[1]))
+    if bots:
+        level = options.bot_level.value
+        lines.append(t("lobby.bot_level", level=t(f"option.bot_level_{level}"), how=t(f"level.{level}")))
     lines.append("")
     lines.append(t("lobby.hint"))
     return "\n".join(lines)

@@ -193,7 +193,8 @@ class Presenter(Redraw):
                 for name, seat in zip(self._names(live, t), table.seats, strict=True)
             ]
             keyboard = lobby_keyboard(table.id, t, editing=live.editing_options, options=table.options)
-            text = lobby_text(table.options, live.creator_name, players, t)
+            bots = live.editing_options or any(seat.user_id is None for seat in table.seats)
+            text = lobby_text(table.options, live.creator_name, players, t, bots=bots)
             if live.pending:
                 text += "\n" + t("lobby.pending", seconds=round(REMATCH_WINDOW))
             return text, keyboard

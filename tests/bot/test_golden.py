@@ -38,7 +38,7 @@ def rendered(language: str) -> str:
     options = Options(variant=Variant.TRANSFER)
     names = seat_names([*PLAYERS, "🤖 4"], [False, False, False, True], t)
     parts: list[tuple[str, str]] = []
-    parts.append(("lobby", lobby_text(options, names[0], names, t)))
+    parts.append(("lobby", lobby_text(options, names[0], names, t, bots=True)))
     parts.append(("lobby buttons", labels(lobby_keyboard(1, t))))
     parts.append(("options", labels(lobby_keyboard(1, t, editing=True, options=options))))
     rng = random.Random(2024)
