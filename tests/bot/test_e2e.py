@@ -206,7 +206,7 @@ async def test_a_table_with_a_bot_seat_plays_through_and_is_not_rated(harness: H
     lobby = await open_table(harness, ["Ann"])
     answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:bot")
     assert "text" not in answer
-    await fake.wait_for(lambda: "🤖" in fake.messages[GROUP][lobby.message_id].text, what="the bot seated")
+    await fake.wait_for(lambda: ". 🤖" in fake.messages[GROUP][lobby.message_id].text, what="the bot seated")
     await start(harness, lobby)
     result = await play_until_over(fake, GROUP, [1], random.Random(2))
     assert "Practice game" in result
@@ -223,7 +223,7 @@ async def test_hard_bots_think_in_worker_processes_and_play_a_whole_game(harness
     for _ in range(2):
         await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{tid}:bot")
     await fake.wait_for(
-        lambda: fake.messages[GROUP][lobby.message_id].text.count("🤖") == 2, what="two bots seated"
+        lambda: fake.messages[GROUP][lobby.message_id].text.count(". 🤖") == 2, what="two bots seated"
     )
     assert "Bot level: strong" in fake.messages[GROUP][lobby.message_id].text
     live = harness.deps.service.live[tid]

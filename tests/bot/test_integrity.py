@@ -257,7 +257,7 @@ async def test_a_bot_whose_move_could_not_be_saved_tries_again_and_the_game_ends
     fake = harness.fake
     lobby = await open_table(harness, ["Ann"])
     await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:bot")
-    await until(lambda: "🤖" in fake.messages[GROUP][lobby.message_id].text, "the bot seated")
+    await until(lambda: ". 🤖" in fake.messages[GROUP][lobby.message_id].text, "the bot seated")
     await start(harness, lobby)
     live = harness.deps.service.live[table_id(lobby)]
     assert live.game is not None
