@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Literal
@@ -18,6 +19,14 @@ _SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 
 class SettingsError(Exception):
     """A setting is missing or malformed; the message is one line for the operator."""
+
+
+def available_cores() -> int:
+    """The cores this process may run on (a container's CPU set, not the host's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 class Settings(BaseSettings):
@@ -52,7 +61,8 @@ class Settings(BaseSettings):
     # Seconds from the move before to a bot's move, its thinking included, so play can be followed.
     bot_move_delay: float = 1.5
     # Worker processes that run computer players' searches (one core each); 0: a thread in this process.
-    ai_workers: int = Field(1, ge=0, le=64)
+    # By default one per core this process may use: searches of several tables run side by side.
+    ai_workers: int = Field(default_factory=available_cores, ge=0, le=64)
     # Scales every bot's thinking time (normal 0.5 s, hard 1.5 s a move): below 1 for slow hosts or tests.
     ai_budget_scale: float = Field(1.0, gt=0, le=10)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -34,6 +35,9 @@ def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp
     monkeypatch.setenv("DEFAULT_LANGUAGE", "uk")
     settings = load_settings()
     assert settings.database_path == tmp_path / "x.sqlite3" and settings.default_language == "uk"
+    assert settings.ai_workers == len(os.sched_getaffinity(0))  # one search worker per core by default
+    monkeypatch.setenv("AI_WORKERS", "0")
+    assert load_settings().ai_workers == 0
 
 
 def test_python_m_bot_without_a_token_says_so_and_exits(tmp_path: Path) -> None:
