@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from typing import Final
 
 from engine.cards import (
     BEATERS,
@@ -77,11 +78,11 @@ _LED = {
 class Opening:
     """Why the first lead attacker of a game leads (docs/rules.md §3)."""
 
-    LOWEST_TRUMP = "lowest_trump"
-    LOWEST_CARD = "lowest_card"
-    LOSER = "loser"
-    LEFT_OF_LOSER = "left_of_loser"
-    CHOSEN = "chosen"  # positions set up by hand (tests, puzzles)
+    LOWEST_TRUMP: Final = "lowest_trump"
+    LOWEST_CARD: Final = "lowest_card"
+    LOSER: Final = "loser"
+    LEFT_OF_LOSER: Final = "left_of_loser"
+    CHOSEN: Final = "chosen"  # positions set up by hand (tests, puzzles)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,13 +136,26 @@ class Game:
     ``copy`` copies each one: ``FIELDS`` names them, ``DERIVED`` the ones worked out from the others.
     """
 
-    FIELDS = (
+    FIELDS: Final = (
         "rules", "hands", "talon", "trump", "trump_card", "trump_seat", "discard", "attack", "cover", "lead",
         "defender", "taking", "passed", "shown", "bout", "out", "finishers", "emptied", "known", "misses",
         "bot_seats", "last_defender", "opening", "version", "result",
     )  # fmt: skip
-    DERIVED = ("players", "beaters", "unbeaten", "ranks", "on_table", "attack_limit", "seats_out", "throwers")
+    DERIVED: Final = (
+        "players",
+        "beaters",
+        "unbeaten",
+        "ranks",
+        "on_table",
+        "attack_limit",
+        "seats_out",
+        "throwers",
+    )
     __slots__ = FIELDS + DERIVED
+
+    def __init__(self) -> None:
+        """Empty: every game is made by ``assemble`` (or ``copy``), which sets every field. (A plain
+        ``__init__`` rather than ``__new__`` tricks, so that mypyc can compile the class.)"""
 
     rules: Rules
     players: int
@@ -208,7 +222,7 @@ class Game:
         result: Result | None,
     ) -> Game:
         """A state from all of its fields (the derived ones are worked out): the one place they are set."""
-        g = cls.__new__(cls)
+        g = cls()
         g.rules, g.hands, g.talon, g.trump, g.trump_card = rules, hands, talon, trump, trump_card
         g.trump_seat, g.discard, g.attack, g.cover, g.lead = trump_seat, discard, attack, cover, lead
         g.defender, g.taking, g.passed, g.shown, g.bout = defender, taking, passed, shown, bout
@@ -368,7 +382,7 @@ class Game:
     def copy(self) -> Game:
         """An independent copy: every field of ``FIELDS`` and ``DERIVED``, lists copied (searches copy a game
         per playout, so this is written out rather than looped)."""
-        g = Game.__new__(Game)
+        g = Game()
         g.rules = self.rules
         g.players = self.players
         g.hands = self.hands[:]
