@@ -1,6 +1,10 @@
-"""Engine speed: complete random-playout games per second, and microseconds per legal-moves + push step.
+"""Engine speed: complete random-playout games per second, microseconds per legal-moves + push step, and
+the search's iterations per second.
 
-    .venv/bin/python bench/engine_speed.py [--games 2000] [--repeats 5]
+    .venv/bin/python bench/engine_speed.py [--games 2000] [--repeats 5] [--decisions 8]
+
+Says whether the engine is compiled (bench/compile_engine.py) or pure Python: compare the two by running this
+before and after compiling, alternately, in one sitting.
 
 Each figure is the best of ``--repeats`` runs (the machines are shared and noisy); one core, 36 cards.
 "Deal + playout" counts shuffling and dealing too; "playout" starts from dealt games, as AI search does.
@@ -61,8 +65,18 @@ def main() -> None:
     )
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--decisions", type=int, default=8, help="search decisions timed")
     args = parser.parse_args()
-    print(f"Python {sys.version.split()[0]}, {args.games} games per run, best of {args.repeats}")
+    import engine.game
+
+    build = (
+        "compiled (mypyc)"
+        if not engine.game.__file__ or engine.game.__file__.endswith(".so")
+        else "pure Python"
+    )
+    print(
+        f"Python {sys.version.split()[0]}, engine {build}, {args.games} games per run, best of {args.repeats}"
+    )
     print(
         f"{'variant':<10}{'players':>8}{'deal+playout/s':>16}{'playout/s':>11}{'moves/game':>12}{'µs/move':>9}"
     )
@@ -79,6 +93,27 @@ def main() -> None:
             if not spread:
                 spread = ", ".join(f"{r:,.0f}" for r in sorted(play))
     print(f"2-player throw-in playout/s in each run (the spread is the machine's noise): {spread}")
+    iterations, seconds = search_speed(args.decisions)
+    print(
+        f"ISMCTS: {iterations / seconds:,.0f} iterations/s over {args.decisions} heads-up decisions of 0.5 s"
+    )
+
+
+def search_speed(decisions: int) -> tuple[int, float]:
+    """Iterations and seconds the search player spent on fresh heads-up deals (0.5 s each, like ``normal``)."""
+    from engine.ai.search import SearchPlayer
+    from engine.views import view
+
+    rng = random.Random(7)
+    iterations, seconds = 0, 0.0
+    for i in range(decisions):
+        game = Game.deal(Options(), 2, rng=rng)
+        player = SearchPlayer(budget=0.5, seed=i)
+        player.choose(view(game, game.to_act()[0]))
+        if player.last is not None and player.last.how == "search":
+            iterations += player.last.iterations
+            seconds += player.last.seconds
+    return iterations, seconds or 1.0
 
 
 if __name__ == "__main__":
