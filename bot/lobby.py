@@ -10,8 +10,9 @@ from pydantic import ValidationError
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import LobbyAction, LobbyPress, encode
+from bot.faces import TEAM_MARKS
 from bot.i18n import Text
-from bot.render import TEAM_MARKS, short
+from bot.render import short
 from engine.options import AttackCap, BotLevel, Options, RematchLead, ThrowIn, Variant
 from engine.rules import team_of
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
+from bot.faces import card_list, face, pairs, team_mark
 from bot.i18n import Text
-from engine.cards import card_str, parse_cards
+from engine.cards import parse_cards
 from engine.events import QUIET, Event, EventKind
 from engine.fairness import commitment as seal
 from engine.game import Result
@@ -21,45 +22,6 @@ from engine.views import View
 SEAL_SHOWN = 12  # hex digits of the deck's seal on the table: enough to compare, short on a phone
 MAX_TEXT = 4096  # Telegram counts the text as shown, after the HTML is parsed (in UTF-16 code units)
 NAME_LENGTH = 24  # a name is cut to this many characters wherever it is shown: a table fits six long names
-
-
-SUIT_ORDER = (0, 2, 1, 3)  # ♠ ♣ ♦ ♥ shown as ♠ ♦ ♣ ♥: black and red take turns, so suits part at a glance
-TEAM_MARKS = ("🔷", "🔶")
-
-
-def face(card: int) -> str:
-    """A card as shown: the suit in emoji presentation, so ♥️ ♦️ are red and ♠️ ♣️ black on every phone."""
-    return card_str(card) + "\ufe0f"
-
-
-def card_list(shown: Sequence[int]) -> str:
-    return " ".join(face(c) for c in shown)
-
-
-def by_suit(cards: Iterable[int], trump: int) -> list[int]:
-    """A hand as shown: grouped by suit (black and red in turn), trumps last, each suit by rank."""
-    return sorted(cards, key=lambda c: (c & 3 == trump, SUIT_ORDER[c & 3], c >> 2))
-
-
-def hand_line(cards: Sequence[int], trump: int) -> str:
-    """A hand sorted by suit, the suits set apart."""
-    groups: list[list[int]] = []
-    for card in by_suit(cards, trump):
-        if groups and groups[-1][0] & 3 == card & 3:
-            groups[-1].append(card)
-        else:
-            groups.append([card])
-    return "  ".join(card_list(g) for g in groups)
-
-
-def pairs(table: Sequence[tuple[int, int | None]]) -> list[str]:
-    """The cards on the table, one attack per line with its cover."""
-    return [face(a) + (f" ← {face(c)}" if c is not None else " ← ?") for a, c in table]
-
-
-def team_mark(view: View, seat: int) -> str:
-    """A seat's team marker in team play ("" otherwise)."""
-    return f"{TEAM_MARKS[view.seats[seat].team]} " if view.options.teams else ""
 
 
 def cut(name: str, limit: int = NAME_LENGTH) -> str:

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from telegram import InlineKeyboardMarkup
 
-from bot.hand import Clock, hand_keyboard, hand_over, hand_text
+from bot.hand import Clock, hand_over, hand_text
 from bot.i18n import LANGUAGES, texts
+from bot.keyboard import hand_keyboard
 from bot.lobby import lobby_keyboard, lobby_text
 from bot.render import event_line, result_text, seat_names, table_text
 from bot.standings import board_text, stats_text

@@ -10,9 +10,11 @@ import re
 import pytest
 
 from bot.callbacks import BackPress, DiscardPress, MovePress, PickPress, decode
-from bot.hand import choice_key, choices, discard_text, hand_keyboard, hand_text, lead_groups
+from bot.faces import face
+from bot.hand import choice_key, choices, discard_text, hand_text
 from bot.i18n import LANGUAGES, texts
-from bot.render import face, name_of
+from bot.keyboard import hand_keyboard, lead_groups
+from bot.render import name_of
 from engine import Game, Options, Variant
 from engine.moves import Kind, cards, kind
 from engine.views import View, view

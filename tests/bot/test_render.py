@@ -8,8 +8,9 @@ import random
 import pytest
 
 from bot.callbacks import BackPress, DiscardPress, HandPress, MovePress, PickPress, decode
-from bot.hand import hand_keyboard, hand_text
+from bot.hand import hand_text
 from bot.i18n import LANGUAGES, texts
+from bot.keyboard import hand_keyboard
 from bot.render import MAX_TEXT, event_line, result_text, shown_length, table_text
 from engine import Game, Options, Variant
 from engine.cards import card_str, cards_of

@@ -1,0 +1,88 @@
+"""A player's buttons: exactly the seat's legal moves (pure, from that seat's view only), in the hand's order,
+Take and Pass on a row of their own, and the discard list below everything."""
+
+from __future__ import annotations
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.callbacks import BackPress, DiscardPress, HandPress, MovePress, PickPress, encode
+from bot.faces import by_suit, card_list, face
+from bot.i18n import Text
+from engine.moves import Kind, Move, cards, kind
+from engine.views import View
+
+CARDS_PER_ROW = 6
+
+
+def hand_keyboard(view: View, table_id: int, t: Text, *, selected: int | None = None) -> InlineKeyboardMarkup:
+    """Buttons for exactly the seat's legal moves (or "I'm back" while a bot plays the seat)."""
+    assert view.seat is not None
+    if view.seats[view.seat].auto:
+        return InlineKeyboardMarkup(
+            [[InlineKeyboardButton(t("button.back"), callback_data=encode(BackPress(table_id)))]]
+        )
+
+    def press(move: Move, label: str) -> InlineKeyboardButton:
+        return InlineKeyboardButton(label, callback_data=encode(MovePress(table_id, view.version, move)))
+
+    moves = view.moves
+    if selected is not None:
+        covers = [m for m in moves if kind(m) == Kind.COVER and cards(m)[1] == selected]
+        row = [press(m, f"{face(cards(m)[0])} ← {face(selected)}") for m in covers]
+        back = InlineKeyboardButton(t("button.cancel"), callback_data=encode(HandPress(table_id)))
+        return InlineKeyboardMarkup([row, [back]] if row else [[back]])
+    card_buttons: list[InlineKeyboardButton] = []
+    extra: list[InlineKeyboardButton] = []  # moves of several cards, or with a card of the table's rank
+    final: list[InlineKeyboardButton] = []  # Take and Pass: a row of their own, away from the cards
+    by_card: dict[int, list[Move]] = {}
+    for m in moves:
+        k = kind(m)
+        if k in (Kind.LEAD, Kind.THROW_IN) and len(cards(m)) == 1:
+            by_card.setdefault(cards(m)[0], []).append(m)
+        elif k == Kind.COVER:
+            by_card.setdefault(cards(m)[1], []).append(m)
+    for card in by_suit(by_card, view.trump):
+        options = by_card[card]
+        if len(options) == 1:
+            card_buttons.append(press(options[0], face(card)))
+        else:  # one card that could cover several attack cards: ask which, in a second step
+            data = encode(PickPress(table_id, view.version, card))
+            card_buttons.append(InlineKeyboardButton(face(card), callback_data=data))
+    for m in lead_groups(view):
+        extra.append(press(m, t("button.all_of_rank", cards=card_list(by_suit(cards(m), view.trump)))))
+    for m in moves:
+        k = kind(m)
+        if k == Kind.TRANSFER:
+            extra.append(press(m, t("button.transfer", card=face(cards(m)[0]))))
+        elif k == Kind.SHOW_TRUMP:
+            extra.append(press(m, t("button.show", card=face(cards(m)[0]))))
+        elif k == Kind.TAKE:
+            final.append(press(m, t("button.take")))
+        elif k == Kind.PASS:
+            final.append(press(m, t("button.pass" if view.taking else "button.done")))
+    rows = [card_buttons[i : i + CARDS_PER_ROW] for i in range(0, len(card_buttons), CARDS_PER_ROW)]
+    rows += [row for row in (extra, final) if row]
+    if view.options.discard_list and view.discard:
+        label = t("button.discard", count=view.discard)
+        rows.append([InlineKeyboardButton(label, callback_data=encode(DiscardPress(table_id)))])
+    return InlineKeyboardMarkup(rows)
+
+
+def lead_groups(view: View) -> list[Move]:
+    """The leads of several cards a player would want, in the hand's order: per rank, all its plain cards,
+    and all its cards with the trump too (a trump is not given away unasked). Any other subset is a lead and
+    throw-ins."""
+    legal = {frozenset(cards(m)): m for m in view.moves if kind(m) == Kind.LEAD and len(cards(m)) > 1}
+    if not legal:
+        return []
+    ranks: dict[int, list[int]] = {}
+    for card in by_suit(view.hand, view.trump):
+        ranks.setdefault(card >> 2, []).append(card)
+    chosen: list[Move] = []
+    for group in sorted(ranks.values(), key=lambda g: by_suit(view.hand, view.trump).index(g[0])):
+        plain = frozenset(c for c in group if c & 3 != view.trump)
+        for wanted in (plain, frozenset(group)):
+            move = legal.get(wanted) if len(wanted) > 1 else None
+            if move is not None and move not in chosen:
+                chosen.append(move)
+    return chosen
