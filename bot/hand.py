@@ -125,23 +125,11 @@ def _prompt(view: View, names: Sequence[str], t: Text, selected: int | None) -> 
         role = t("hand.role_taking", name=defender)
     else:
         role = t("hand.role_attack", name=defender)
-    target = name_of(names, _next_defender(view))
+    target = name_of(names, view.transfer_target)
     said = [t(choice_key(k, view), name=target) for k in found]
     if Kind.PASS not in found and seat not in view.to_act:  # throw-ins while the defender still covers
         said.append(t("choice.wait", name=defender))
     return f"{role}: {t.join(said)}."
-
-
-def _next_defender(view: View) -> int:
-    """Who a transfer would pass the attack on to: the next player in play after the defender (in team play,
-    the next opponent)."""
-    n = view.players
-    for step in range(1, n):
-        s = (view.defender + step) % n
-        info = view.seats[s]
-        if info.place is None and (not view.options.teams or info.team != view.seats[view.defender].team):
-            return s
-    return view.defender
 
 
 def _waiting(view: View, names: Sequence[str], t: Text) -> str:

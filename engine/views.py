@@ -37,6 +37,7 @@ class View:
     table: tuple[tuple[int, int | None], ...]
     lead: int
     defender: int
+    transfer_target: int  # whom a transfer now would make the defender (the next opponent in play after them)
     taking: bool
     passed: tuple[int, ...]
     shown: tuple[int, ...]  # seats that showed a trump to transfer in this bout (once each)
@@ -81,6 +82,7 @@ def view(game: Game, seat: int | None = None) -> View:
         table=tuple(game.table()),
         lead=game.lead,
         defender=game.defender,
+        transfer_target=game.target(game.defender),
         taking=game.taking,
         passed=tuple(s for s in range(n) if game.passed >> s & 1),
         shown=tuple(s for s in range(n) if game.shown >> s & 1),
