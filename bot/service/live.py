@@ -132,8 +132,8 @@ class Redraw(Protocol):
 
     def clock(self, table_id: int) -> None:
         """The time left changed: the table and the hands of those it waits for."""
-        return None
+        ...
 
     def warn(self, table_id: int, seat: int) -> None:
         """This seat is about to miss a move: its hand comes again, with sound."""
-        return None
+        ...

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from bot.service import Redraw
 from engine.ai import HeuristicPlayer
 from engine.views import view
 from storage import StaleGame, Storage
@@ -34,7 +33,7 @@ from tests.bot.players import (
 )
 
 
-class Silent(Redraw):
+class Silent:
     """A presenter that draws nothing: the process died before any message went out."""
 
     def table(self, table_id: int) -> None: ...
@@ -44,6 +43,10 @@ class Silent(Redraw):
     def result(self, table_id: int) -> None: ...
 
     def broken(self, table_id: int) -> None: ...
+
+    def clock(self, table_id: int) -> None: ...
+
+    def warn(self, table_id: int, seat: int) -> None: ...
 
 
 async def count(storage: Storage, sql: str) -> int:
