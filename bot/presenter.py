@@ -234,14 +234,16 @@ class Presenter(Redraw):
             return Draft(user.id, message_id, text, None)
         selected = self.selected.get((live.table.id, seat))
         clock = None
-        if seat in v.to_act and live.deadline is not None:
+        # A decided game is finished for its defender in a moment (docs/rules.md §7): no timer, no sound.
+        on_clock = seat in v.to_act and not game.decided()
+        if on_clock and live.deadline is not None:
             seconds = max(0, round(live.deadline - time.time()))
             warning = game.would_miss(seat) and seconds <= warning_before(live.table.options.move_timer)
             clock = Clock(seconds, warning, game.misses[seat], game.rules.miss_limit)
         last = next((e for e in reversed(live.recent) if e.seat != seat), None)
         text = hand_text(v, self._names(live, t), t, title, selected=selected, clock=clock, last=last)
         keyboard = hand_keyboard(v, live.table.id, t, selected=selected)
-        state = "auto" if v.seats[seat].auto else "clock" if seat in v.to_act else "idle"
+        state = "auto" if v.seats[seat].auto else "clock" if on_clock else "idle"
         replaces = self._ring((live.table.id, seat), message_id, state)
         if replaces is not None:
             return Draft(user.id, None, text, keyboard, replaces=replaces)
