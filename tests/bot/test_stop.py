@@ -27,7 +27,7 @@ async def bot_process(port: int, db: Path) -> asyncio.subprocess.Process:
         "DATABASE_PATH": str(db),
         "AI_WORKERS": "0",
         "RATE_SCALE": "0.01",
-        "GROUP_REDRAW_INTERVAL": "0.5",  # redraws still waiting when the stop comes
+        "GROUP_REDRAW_INTERVAL": "3.0",  # redraws still waiting when the stop comes (the flush allows 5 s)
         "PRIVATE_REDRAW_INTERVAL": "0.05",
     }
     return await asyncio.create_subprocess_exec(
@@ -81,7 +81,7 @@ async def test_sigterm_commits_flushes_and_the_next_start_brings_the_game_back(t
         assert "Durak ·" in shown
         edits = [s for s in fake.sent if s.chat_id == GROUP and s.ok and s.method == "editMessageText"]
         assert edits and edits[-1].text == shown
-        assert edits[-1].at > last_move  # the redraw still waiting (0.5 s apart) went out during the stop
+        assert edits[-1].at > last_move  # the redraw still waiting (3 s apart) went out during the stop
         # The next start brings the game back, with its timer.
         bot = await bot_process(port, db)
         await asyncio.sleep(3)
