@@ -4,16 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from engine.cards import card_str
+from engine.cards import SUITS, card_str
 from engine.views import View
 
 SUIT_ORDER = (0, 2, 1, 3)  # ♠ ♣ ♦ ♥ shown as ♠ ♦ ♣ ♥: black and red take turns, so suits part at a glance
 TEAM_MARKS = ("🔷", "🔶")
 
 
+EMOJI = "\ufe0f"  # the emoji presentation of a suit sign: ♥️ ♦️ red and ♠️ ♣️ black on every phone
+
+
 def face(card: int) -> str:
-    """A card as shown: the suit in emoji presentation, so ♥️ ♦️ are red and ♠️ ♣️ black on every phone."""
-    return card_str(card) + "\ufe0f"
+    """A card as shown, its suit in colour."""
+    return card_str(card) + EMOJI
+
+
+def suit_face(suit: int) -> str:
+    return SUITS[suit] + EMOJI
 
 
 def card_list(shown: Sequence[int]) -> str:
@@ -25,15 +32,20 @@ def by_suit(cards: Iterable[int], trump: int) -> list[int]:
     return sorted(cards, key=lambda c: (c & 3 == trump, SUIT_ORDER[c & 3], c >> 2))
 
 
-def hand_line(cards: Sequence[int], trump: int) -> str:
-    """A hand sorted by suit, the suits set apart."""
+def suit_groups(cards: Iterable[int], trump: int) -> list[list[int]]:
+    """The cards by suit, in the order ``by_suit`` shows them (``trump`` -1: no suit goes last)."""
     groups: list[list[int]] = []
     for card in by_suit(cards, trump):
         if groups and groups[-1][0] & 3 == card & 3:
             groups[-1].append(card)
         else:
             groups.append([card])
-    return "  ".join(card_list(g) for g in groups)
+    return groups
+
+
+def hand_line(cards: Sequence[int], trump: int) -> str:
+    """A hand sorted by suit, the suits set apart."""
+    return "  ".join(card_list(g) for g in suit_groups(cards, trump))
 
 
 def pairs(table: Sequence[tuple[int, int | None]]) -> list[str]:

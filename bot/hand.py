@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.faces import SUIT_ORDER, card_list, face, hand_line, pairs, team_mark
+from bot.faces import card_list, face, hand_line, pairs, suit_face, suit_groups, team_mark
 from bot.i18n import Text
 from bot.render import NAME_LENGTH, fit, name_of, rating_change, short
-from engine.cards import RANKS, SUITS
+from engine.cards import RANKS
 from engine.events import Event, EventKind
 from engine.moves import Kind, kind
 from engine.views import View
@@ -150,12 +150,9 @@ def discard_text(view: View, t: Text) -> str:
     alert (200 characters, even with all 52 cards)."""
     if not view.seen:
         return t("discard.empty")
-    by_suit_cards: dict[int, list[int]] = {}
-    for c in sorted(view.seen, key=lambda c: (SUIT_ORDER[c & 3], c >> 2)):
-        by_suit_cards.setdefault(c & 3, []).append(c)
     lines = [t("discard.title", count=len(view.seen))]
-    for suit, group in by_suit_cards.items():
-        lines.append(f"{SUITS[suit]}\ufe0f " + " ".join(RANKS[c >> 2] for c in group))
+    for group in suit_groups(view.seen, -1):
+        lines.append(suit_face(group[0] & 3) + " " + " ".join(RANKS[c >> 2] for c in group))
     return "\n".join(lines)
 
 

@@ -75,11 +75,11 @@ def lead_groups(view: View) -> list[Move]:
     legal = {frozenset(cards(m)): m for m in view.moves if kind(m) == Kind.LEAD and len(cards(m)) > 1}
     if not legal:
         return []
-    ranks: dict[int, list[int]] = {}
+    ranks: dict[int, list[int]] = {}  # in the order of each rank's first card in the hand
     for card in by_suit(view.hand, view.trump):
         ranks.setdefault(card >> 2, []).append(card)
     chosen: list[Move] = []
-    for group in sorted(ranks.values(), key=lambda g: by_suit(view.hand, view.trump).index(g[0])):
+    for group in ranks.values():
         plain = frozenset(c for c in group if c & 3 != view.trump)
         for wanted in (plain, frozenset(group)):
             move = legal.get(wanted) if len(wanted) > 1 else None
