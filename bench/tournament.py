@@ -4,7 +4,8 @@ from every seat (heads-up: each deal twice, seats swapped).
     .venv/bin/python bench/tournament.py search greedy --deals 100 --budget 1.0 --jobs 2
     .venv/bin/python bench/tournament.py search heuristic --players 4 --variant transfer --deals 50
 
-Players: random, greedy, heuristic, search (ISMCTS, ``--budget`` seconds a move), easy, normal, hard.
+Players: see bench/players.py (random, greedy, heuristic, easy, normal, hard, search, pimc); budgets are
+CPU time.
 With fewer names than seats, the names repeat around the table (A B A B ...). Prints per player the durak
 rate, the share of decisive games it escaped with a 95% Wilson interval, and decision times p50/p99 of the
 moves it had to think about (forced moves are instant and left out).
@@ -24,23 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.players import make
 from engine import Game, Options, Variant
-from engine.ai import GreedyPlayer, HeuristicPlayer, Player, RandomPlayer, SearchPlayer
-from engine.ai.levels import player_for
-from engine.options import BotLevel
 from engine.views import view
-
-
-def make(name: str, budget: float, seed: int) -> Player:
-    if name == "random":
-        return RandomPlayer(random.Random(seed))
-    if name == "greedy":
-        return GreedyPlayer()
-    if name == "heuristic":
-        return HeuristicPlayer()
-    if name == "search":
-        return SearchPlayer(budget, seed=seed)
-    return player_for(BotLevel(name), seed=seed)
 
 
 @dataclass
@@ -58,7 +45,7 @@ class Job:
     rotation: int
     names: tuple[str, ...]
     options: Options
-    budget: float
+    budget: float | None
     seed: int
 
 
@@ -71,7 +58,7 @@ def play(job: Job) -> tuple[tuple[str, ...], tuple[bool, ...], bool, dict[str, l
     seats = tuple(job.names[(s + job.rotation) % n] for s in range(n))
     rng = random.Random(job.seed * 1_000_003 + job.deal)
     game = Game.deal(job.options, n, rng=rng)  # the same deal for every rotation
-    players = [make(name, job.budget, job.seed + 7919 * job.deal + s) for s, name in enumerate(seats)]
+    players = [make(name, job.seed + 7919 * job.deal + s, job.budget) for s, name in enumerate(seats)]
     times: dict[str, list[float]] = defaultdict(list)
     pick = random.Random(job.deal + 31 * job.rotation)
     for _ in range(MAX_MOVES):
@@ -115,7 +102,9 @@ def main() -> None:
     parser.add_argument("names", nargs="+", help="players, e.g. search greedy")
     parser.add_argument("--players", type=int, default=0, help="seats at the table (default: the names)")
     parser.add_argument("--deals", type=int, default=50)
-    parser.add_argument("--budget", type=float, default=1.0, help="seconds per move for 'search'")
+    parser.add_argument(
+        "--budget", type=float, default=None, help="CPU seconds a move for 'search' (pimc: a tenth)"
+    )
     parser.add_argument("--variant", choices=[v.value for v in Variant], default="throw_in")
     parser.add_argument("--deck", type=int, choices=(24, 36, 52), default=36)
     parser.add_argument("--teams", action="store_true")
@@ -149,7 +138,7 @@ def main() -> None:
             tallies[name].times.extend(spent)
     print(
         f"{len(games)} games ({args.deals} deals × {rotations} seatings), {n} players, {args.deck} cards, "
-        f"{args.variant}{', teams' if args.teams else ''}, search budget {args.budget}s, "
+        f"{args.variant}{', teams' if args.teams else ''}, search budget {args.budget or 1.0}s, "
         f"{args.jobs} jobs, {time.perf_counter() - start:.0f}s"
     )
     print(

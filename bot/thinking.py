@@ -2,8 +2,11 @@
 CPU for its whole budget, which a thread would take from the loop under the GIL), or, with
 ``AI_WORKERS=0``, in a thread of the bot's own process (small hosts, tests).
 
+Each table thinks in one worker, always the same, so a bot's player lives there for the whole game and keeps
+what it learnt between moves (engine.ai.levels.decide keeps it).
+
 A worker that fails or dies never costs a move: the instant heuristic player answers instead, and a broken
-pool is replaced on the next decision.
+worker is replaced on the next decision.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+from collections.abc import Hashable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 from engine.ai import HeuristicPlayer, decide
@@ -26,47 +30,55 @@ class Thinker:
     def __init__(self, workers: int = 1, budget_scale: float = 1.0) -> None:
         self.workers = workers
         self.budget_scale = budget_scale
-        self._pool: Executor | None = None
+        self._pools: dict[int, Executor] = {}
         self._fallback = HeuristicPlayer()
 
     def warm_up(self) -> None:
         """Start the workers now, so the first bot move does not wait for a process to import the engine."""
-        if self.workers > 0:
-            self._executor().submit(ready)
+        for lane in range(max(1, self.workers)):
+            if self.workers > 0:
+                self._executor(lane).submit(ready)
 
     def budget(self, level: BotLevel) -> float:
-        """Seconds a decision of ``level`` takes at most (plus a worker's overhead)."""
+        """Seconds of CPU a decision of ``level`` takes at most (plus a worker's overhead)."""
         return BUDGET.get(level, 0.0) * self.budget_scale
 
-    async def choose(self, seen: View, level: BotLevel) -> Move:
-        """A move for the seat of ``seen`` (one of ``seen.moves``, which must not be empty)."""
+    async def choose(self, seen: View, level: BotLevel, table: int = 0, who: Hashable = None) -> Move:
+        """A move for the seat of ``seen`` (one of ``seen.moves``, which must not be empty). ``table`` picks
+        the worker; ``who`` names the seat of one game, whose player is kept between its moves."""
         if len(seen.moves) == 1 or level is BotLevel.EASY:
             return decide(seen, level)  # instant: not worth a trip to a worker
         loop = asyncio.get_running_loop()
+        lane = table % max(1, self.workers)
         try:
-            move = await loop.run_in_executor(self._executor(), decide, seen, level, self.budget_scale)
+            move = await loop.run_in_executor(
+                self._executor(lane), decide, seen, level, self.budget_scale, who
+            )
         except Exception:
             log.exception("a computer player failed; the heuristic player moves instead")
-            self._discard()
+            self._discard(lane)
             return self._fallback.choose(seen)
         if move not in seen.moves:  # never trust a worker blindly: the engine would refuse it anyway
             log.error("a computer player chose an illegal move %s; the heuristic player moves instead", move)
             return self._fallback.choose(seen)
         return move
 
-    def _executor(self) -> Executor:
-        if self._pool is None:
+    def _executor(self, lane: int) -> Executor:
+        pool = self._pools.get(lane)
+        if pool is None:
             if self.workers > 0:
                 context = multiprocessing.get_context("spawn")  # no fork of a process running threads
-                self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
+                pool = ProcessPoolExecutor(1, mp_context=context)
             else:
-                self._pool = ThreadPoolExecutor(1, thread_name_prefix="thinker")
-        return self._pool
+                pool = ThreadPoolExecutor(1, thread_name_prefix="thinker")
+            self._pools[lane] = pool
+        return pool
 
-    def _discard(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+    def _discard(self, lane: int) -> None:
+        pool = self._pools.pop(lane, None)
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
-        self._discard()
+        for lane in list(self._pools):
+            self._discard(lane)

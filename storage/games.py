@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 
 from engine import Game
@@ -76,28 +77,34 @@ class Games:
         deadline: float | None,
         at: float | None = None,
     ) -> None:
-        """Append action ``seq`` and store the snapshot it led to (and the table's next deadline), atomically.
-        ``seq`` must be one more than the last logged action's and the table must still be in play, else
-        StaleGame and nothing is written."""
-        async with self.db.transaction():
-            await self.db.execute(
+        """Append action ``seq`` and store the snapshot it led to (and the table's next deadline), atomically,
+        in one hop to the database thread and in a commit shared with the moves of other tables that arrive
+        meanwhile (``Database.batched``). ``seq`` must be one more than the last logged action's and the
+        table must still be in play, else StaleGame and nothing is written."""
+        now = time.time()
+        moment = at if at is not None else now
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute(
                 "INSERT INTO events (game_id, seq, seat, action, at) VALUES (?, ?, ?, ?, ?)",
-                (game_id, seq, seat, action, at if at is not None else time.time()),
+                (game_id, seq, seat, action, moment),
             )
-            changed = await self.db.execute(
+            changed = conn.execute(
                 """UPDATE games SET snapshot = ?, version = ?, seq = ? WHERE id = ? AND seq = ?
                    AND (SELECT status FROM tables WHERE id = games.table_id) = ?""",
                 (snapshot, version, seq, game_id, seq - 1, TableStatus.PLAYING.value),
-            )
+            ).rowcount
             if changed != 1:
                 raise StaleGame(
                     f"game {game_id}: action {seq} does not follow the last logged action, or its table is "
                     "no longer in play"
                 )
-            await self.db.execute(
+            conn.execute(
                 "UPDATE tables SET deadline = ?, updated_at = ? WHERE id = (SELECT table_id FROM games WHERE id = ?)",
-                (deadline, time.time(), game_id),
+                (deadline, now, game_id),
             )
+
+        await self.db.batched(write)
 
     async def set_result_message(self, game_id: int, message_id: int) -> None:
         """The result was delivered: a restart no longer sends it."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from contextlib import nullcontext
 
 from bot.service.live import (
     CLOSED,
@@ -101,7 +102,10 @@ class PlayService(Registry):
             return
         for seat in live.game.to_act():
             if live.is_bot_seat(seat):
-                move = await self.thinker.choose(view(live.game, seat), live.bot_level(seat))
+                game_id = live.game_row.id if live.game_row is not None else 0
+                move = await self.thinker.choose(
+                    view(live.game, seat), live.bot_level(seat), table_id, (table_id, game_id, seat)
+                )
                 # _act refuses the move if the table changed while the bot was thinking.
                 await self._act(live, seat, move, version=version)
                 return
@@ -124,8 +128,11 @@ class PlayService(Registry):
                 return Outcome(True, table_id=live.table.id)
             assert live.game_row is not None
             deadline = self._deadline(live, candidate)
+            # A move that ends the game is written with its result in one transaction; any other shares
+            # a group commit with the moves of other tables (storage.db.Database.batched).
+            together = self.storage.db.transaction() if candidate.result is not None else nullcontext()
             try:
-                async with self.storage.db.transaction():
+                async with together:
                     await self.storage.games.record(
                         live.game_row.id,
                         live.seq + 1,

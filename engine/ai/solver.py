@@ -12,8 +12,10 @@ taking voluntarily), so this changes no win into a loss.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from engine.ai.policy import policy_move, rewards
+from engine.ai.worlds import Worlds
 from engine.game import Game
 from engine.moves import Move
 
@@ -38,12 +40,15 @@ def position_key(g: Game) -> tuple[object, ...]:
 
 class Solver:
     """Solves positions for ``seat``. One call may visit at most ``limit`` new nodes and, if a
-    ``deadline`` (``time.perf_counter()``) is given, must end by then. The transposition table is kept
-    between calls: the positions of one endgame recur move after move."""
+    ``deadline`` (on ``clock``) is given, must end by then. The transposition table is kept between calls:
+    the positions of one endgame recur move after move."""
 
-    def __init__(self, seat: int, limit: int = 200_000) -> None:
+    def __init__(
+        self, seat: int, limit: int = 200_000, clock: Callable[[], float] = time.perf_counter
+    ) -> None:
         self.seat = seat
         self.limit = limit
+        self.clock = clock
         self.deadline: float | None = None
         self.nodes = 0
         self._table: dict[tuple[object, ...], tuple[float, float]] = {}
@@ -83,7 +88,7 @@ class Solver:
         alpha, beta = max(alpha, low), min(beta, high)
         self.nodes += 1
         if self.nodes > self.limit or (
-            self.deadline is not None and not self.nodes & 1023 and time.perf_counter() > self.deadline
+            self.deadline is not None and not self.nodes & 1023 and self.clock() > self.deadline
         ):
             raise OutOfBudget
         seat = g.to_act()[0]
@@ -114,3 +119,31 @@ class Solver:
         else:
             self._table[key] = (best, best)
         return best
+
+
+class Endgame:
+    """The exact part of a player's decision, kept for as long as the player lives (so is the solver's
+    table): once every card's place is known and two sides are left, which moves are best with best play."""
+
+    def __init__(self, nodes: int, clock: Callable[[], float]) -> None:
+        self.nodes = nodes
+        self.clock = clock
+        self._solver: Solver | None = None
+
+    def best(self, worlds: Worlds, moves: list[Move], deadline: float | None) -> list[Move] | None:
+        """The best of ``moves`` (all of them tied, for the caller to break), or None when the position is
+        not a solvable endgame or needs more than the solver's nodes or time."""
+        if not worlds.knowledge.determined:
+            return None
+        world = worlds.sample()
+        if sides(world) != 2:
+            return None
+        seat = worlds.knowledge.seat
+        if self._solver is None or self._solver.seat != seat:
+            self._solver = Solver(seat, self.nodes, self.clock)
+        try:
+            values = self._solver.values(world, moves, deadline)
+        except OutOfBudget:
+            return None
+        top = max(values.values())
+        return [m for m in moves if values[m] == top]

@@ -231,7 +231,8 @@ async def test_hard_bots_think_in_worker_processes_and_play_a_whole_game(harness
     await start(harness, lobby)
     result = await play_until_over(fake, GROUP, [1], random.Random(4))
     assert "Practice game" in result
-    assert isinstance(harness.deps.service.thinker._pool, ProcessPoolExecutor)
+    pools = harness.deps.service.thinker._pools
+    assert pools and all(isinstance(p, ProcessPoolExecutor) for p in pools.values())
 
 
 async def test_a_deleted_table_message_is_sent_anew(harness: Harness) -> None:

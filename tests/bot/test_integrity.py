@@ -209,16 +209,35 @@ async def test_a_result_not_sent_before_the_process_died_is_sent_after_the_resta
 
 
 def failing_writes(storage: Storage, times: int, sql: str = "INSERT INTO events") -> list[int]:
-    """The next ``times`` statements containing ``sql`` fail as on a full disk; returns a counter of them."""
-    original = storage.db.execute
+    """The next ``times`` statements containing ``sql`` fail as on a full disk; returns a counter of them.
+    Both ways statements reach SQLite fail: ``Database.execute`` and the group commit's ``batched``."""
+    original, original_batched = storage.db.execute, storage.db.batched
     failed = [0]
 
-    async def execute(statement: str, params: Iterable[Any] = ()) -> int:
+    def fails(statement: str) -> bool:
         if sql in statement and failed[0] < times:
             failed[0] += 1
+            return True
+        return False
+
+    class FullDisk:
+        def __init__(self, conn: sqlite3.Connection) -> None:
+            self.conn = conn
+
+        def execute(self, statement: str, params: Iterable[Any] = ()) -> sqlite3.Cursor:
+            if fails(statement):
+                raise sqlite3.OperationalError("database or disk is full")
+            return self.conn.execute(statement, tuple(params))
+
+    async def batched(work: Callable[[sqlite3.Connection], Any]) -> Any:
+        return await original_batched(lambda conn: work(FullDisk(conn)))  # type: ignore[arg-type]
+
+    async def execute(statement: str, params: Iterable[Any] = ()) -> int:
+        if fails(statement):
             raise sqlite3.OperationalError("database or disk is full")
         return await original(statement, params)
 
+    storage.db.batched = batched  # type: ignore[method-assign]
     storage.db.execute = execute  # type: ignore[method-assign,assignment]
     return failed
 

@@ -23,18 +23,18 @@ def a_choice() -> View:
 
 
 async def test_a_failing_search_falls_back_to_the_heuristic_player(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(seen: View, level: BotLevel, scale: float = 1.0) -> Move:
+    def broken(seen: View, level: BotLevel, scale: float = 1.0, who: object = None) -> Move:
         raise RuntimeError("the worker died")
 
     monkeypatch.setattr(thinking, "decide", broken)
     thinker = Thinker(workers=0)
     seen = a_choice()
     assert await thinker.choose(seen, BotLevel.NORMAL) == HeuristicPlayer().choose(seen)
-    assert thinker._pool is None  # replaced on the next decision
+    assert not thinker._pools  # replaced on the next decision
 
 
 async def test_an_illegal_answer_is_never_played(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(thinking, "decide", lambda seen, level, scale=1.0: 3 << 20)
+    monkeypatch.setattr(thinking, "decide", lambda seen, level, scale=1.0, who=None: 3 << 20)
     seen = a_choice()
     move = await Thinker(workers=0).choose(seen, BotLevel.HARD)
     assert move in seen.moves
@@ -61,3 +61,18 @@ def test_worker_processes_do_not_start_a_second_bot(monkeypatch: pytest.MonkeyPa
     runpy.run_module("bot", run_name="__mp_main__")
     with pytest.raises(AssertionError):
         runpy.run_module("bot", run_name="__main__")
+
+
+async def test_a_seat_keeps_its_player_for_the_whole_game() -> None:
+    """The endgame solver's table and the player's random stream live on between a seat's moves."""
+    from engine.ai import levels
+
+    thinker = Thinker(workers=0, budget_scale=0.02)
+    seen = a_choice()
+    await thinker.choose(seen, BotLevel.NORMAL, 5, (5, 1, 0))
+    kept = levels._kept[((5, 1, 0), BotLevel.NORMAL, 0.02)]
+    await thinker.choose(seen, BotLevel.NORMAL, 5, (5, 1, 0))
+    assert levels._kept[((5, 1, 0), BotLevel.NORMAL, 0.02)] is kept
+    await thinker.choose(seen, BotLevel.NORMAL, 5, (5, 2, 0))  # the next game: a new player
+    assert levels._kept[((5, 2, 0), BotLevel.NORMAL, 0.02)] is not kept
+    thinker.close()

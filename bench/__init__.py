@@ -1,0 +1,1 @@
+"""Benchmarks: scripts run from the project root (each module says how)."""

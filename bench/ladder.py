@@ -1,0 +1,135 @@
+"""The level ladder: computer players in a round robin on fixed deals, seats swapped, rated by Elo.
+
+    .venv/bin/python bench/ladder.py random greedy heuristic easy normal hard --deals 100 --jobs 2
+    .venv/bin/python bench/ladder.py greedy heuristic easy normal hard --span 2 --deals 100 --jobs 2
+
+Heads-up 36-card throw-in by default. Every pair of names (with ``--span K``, only pairs at most K apart in
+the list: the neighbours that decide the ladder) plays ``--deals`` deals twice, seats swapped. Ratings are
+the maximum-likelihood Elo of all games (Bradley–Terry; a draw scores ½; one virtual draw per pair played
+keeps a player that won every game finite), the first name at 0, with 95% intervals from a bootstrap over
+the games. Each neighbour gap is printed with its own interval, and decision times (CPU) per player.
+Budgets are CPU time (bench/players.py), so a busy machine slows the ladder without changing it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import random
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.tournament import Job, percentile, play
+from engine import Options, Variant
+
+Game = tuple[int, int, float]  # (player, opponent, player's score)
+
+
+def elo(players: int, games: list[Game], anchor: int = 0, rounds: int = 500) -> list[float]:
+    """Maximum-likelihood Elo by Hunter's MM iteration for Bradley–Terry, ``anchor`` at 0."""
+    score = [0.0] * players
+    meetings: dict[tuple[int, int], float] = defaultdict(float)
+    for a, b, s in games:
+        score[a] += s
+        score[b] += 1 - s
+        meetings[min(a, b), max(a, b)] += 1
+    for a, b in list(meetings):  # the virtual draw
+        meetings[a, b] += 1
+        score[a] += 0.5
+        score[b] += 0.5
+    strength = [1.0] * players
+    for _ in range(rounds):
+        denominator = [0.0] * players
+        for (a, b), n in meetings.items():
+            share = n / (strength[a] + strength[b])
+            denominator[a] += share
+            denominator[b] += share
+        strength = [score[i] / denominator[i] if denominator[i] else 1.0 for i in range(players)]
+        norm = strength[anchor]
+        strength = [s / norm for s in strength]
+    return [400 * math.log10(s) for s in strength]
+
+
+def bootstrap(players: int, games: list[Game], samples: int, rng: random.Random) -> list[list[float]]:
+    """Ratings of ``samples`` resamplings of the games (with replacement, within each pair)."""
+    by_pair: dict[tuple[int, int], list[Game]] = defaultdict(list)
+    for g in games:
+        by_pair[g[0], g[1]].append(g)
+    runs = []
+    for _ in range(samples):
+        drawn = [g for pair in by_pair.values() for g in rng.choices(pair, k=len(pair))]
+        runs.append(elo(players, drawn, rounds=200))
+    return runs
+
+
+def interval(values: list[float]) -> tuple[float, float]:
+    return percentile(values, 0.025), percentile(values, 0.975)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("names", nargs="+", help="players from weakest to strongest, see bench/players.py")
+    parser.add_argument("--deals", type=int, default=50, help="deals per pair (each played twice)")
+    parser.add_argument("--span", type=int, default=0, help="only pairs at most this far apart (0: all)")
+    parser.add_argument("--variant", choices=[v.value for v in Variant], default="throw_in")
+    parser.add_argument("--budget", type=float, default=None, help="CPU seconds a move for 'search'")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--bootstrap", type=int, default=400)
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (one core each)")
+    args = parser.parse_args()
+    names = args.names
+    span = args.span or len(names)
+    pairs = [(a, b) for a in range(len(names)) for b in range(a + 1, len(names)) if b - a <= span]
+    options = Options(variant=Variant(args.variant))
+    jobs = [
+        Job(d, r, (names[a], names[b]), options, args.budget, args.seed)
+        for a, b in pairs
+        for d in range(args.deals)
+        for r in (0, 1)
+    ]
+    index = {name: i for i, name in enumerate(names)}
+    start = time.perf_counter()
+    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+        played = pool.map(play, jobs, chunksize=1) if args.jobs > 1 else list(map(play, jobs))
+    games: list[Game] = []
+    times: dict[str, list[float]] = defaultdict(list)
+    for job, (seats, lost, decisive, spent) in zip(jobs, played, strict=True):
+        first = seats.index(job.names[0])
+        a, b = index[job.names[0]], index[job.names[1]]
+        score = 0.5 if not decisive else float(not lost[first])
+        games.append((a, b, score))
+        for name, t in spent.items():
+            times[name].extend(t)
+    ratings = elo(len(names), games)
+    runs = bootstrap(len(names), games, args.bootstrap, random.Random(args.seed))
+    print(
+        f"{len(games)} games: {len(pairs)} pairs × {args.deals} deals × 2 seatings, heads-up, 36 cards, "
+        f"{args.variant}, {args.jobs} jobs, {time.perf_counter() - start:.0f}s"
+    )
+    print(f"{'player':<11}{'Elo':>7}{'95% CI':>17}{'p50 ms':>9}{'p99 ms':>9}")
+    for i, name in enumerate(names):
+        low, high = interval([r[i] for r in runs])
+        print(
+            f"{name:<11}{ratings[i]:>7.0f}{f'{low:.0f} … {high:.0f}':>17}"
+            f"{percentile(times[name], 0.5) * 1e3:>9.0f}{percentile(times[name], 0.99) * 1e3:>9.0f}"
+        )
+    print("neighbour gaps (Elo, 95% CI) and head-to-head scores:")
+    for i in range(1, len(names)):
+        low, high = interval([r[i] - r[i - 1] for r in runs])
+        met = [s if a == i else 1 - s for a, b, s in games if {a, b} == {i - 1, i}]
+        head = f"{sum(met) / len(met):.1%} of {len(met)}" if met else "not played"
+        print(
+            f"  {names[i]} − {names[i - 1]}: {ratings[i] - ratings[i - 1]:+.0f} ({low:+.0f} … {high:+.0f}),"
+            f" {names[i]} scored {head}"
+        )
+
+
+if __name__ == "__main__":
+    main()
