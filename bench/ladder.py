@@ -1,10 +1,14 @@
 """The level ladder: computer players in a round robin on fixed deals, seats swapped, rated by Elo.
 
-    .venv/bin/python bench/ladder.py random greedy heuristic easy normal hard --deals 100 --jobs 2
-    .venv/bin/python bench/ladder.py greedy heuristic easy normal hard --span 2 --deals 100 --jobs 2
+    .venv/bin/python bench/ladder.py random easy greedy heuristic normal hard --deals 100 --jobs 2
+    .venv/bin/python bench/ladder.py random easy greedy heuristic normal hard pimc --span 1 \
+        --pairs normal:pimc normal:greedy --deals 100 --save /tmp/ladder.jsonl --jobs 2
+    .venv/bin/python bench/ladder.py random easy greedy heuristic normal hard pimc --load /tmp/ladder.jsonl
 
 Heads-up 36-card throw-in by default. Every pair of names (with ``--span K``, only pairs at most K apart in
-the list: the neighbours that decide the ladder) plays ``--deals`` deals twice, seats swapped. Ratings are
+the list: the neighbours that decide the ladder; ``--pairs a:b`` adds pairs, played first) plays ``--deals``
+deals twice, seats swapped. ``--save`` appends every game as it ends to a file, and ``--load`` rates the
+games of such files instead of playing (so a long ladder can be played in parts). Ratings are
 the maximum-likelihood Elo of all games (Bradley–Terry; a draw scores ½; one virtual draw per pair played
 keeps a player that won every game finite), the first name at 0, with 95% intervals from a bootstrap over
 the games. Each neighbour gap is printed with its own interval, and decision times (CPU) per player.
@@ -14,6 +18,7 @@ Budgets are CPU time (bench/players.py), so a busy machine slows the ladder with
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
 import random
@@ -78,6 +83,9 @@ def main() -> None:
     parser.add_argument("names", nargs="+", help="players from weakest to strongest, see bench/players.py")
     parser.add_argument("--deals", type=int, default=50, help="deals per pair (each played twice)")
     parser.add_argument("--span", type=int, default=0, help="only pairs at most this far apart (0: all)")
+    parser.add_argument("--pairs", nargs="*", default=[], help="more pairs, e.g. normal:pimc (played first)")
+    parser.add_argument("--save", type=Path, help="append each game to this file as it ends")
+    parser.add_argument("--load", type=Path, nargs="*", help="rate the games of these files, play none")
     parser.add_argument("--variant", choices=[v.value for v in Variant], default="throw_in")
     parser.add_argument("--budget", type=float, default=None, help="CPU seconds a move for 'search'")
     parser.add_argument("--seed", type=int, default=1)
@@ -86,32 +94,43 @@ def main() -> None:
     args = parser.parse_args()
     names = args.names
     span = args.span or len(names)
-    pairs = [(a, b) for a in range(len(names)) for b in range(a + 1, len(names)) if b - a <= span]
-    options = Options(variant=Variant(args.variant))
-    jobs = [
-        Job(d, r, (names[a], names[b]), options, args.budget, args.seed)
-        for a, b in pairs
-        for d in range(args.deals)
-        for r in (0, 1)
-    ]
     index = {name: i for i, name in enumerate(names)}
+    near = [(a, b) for a in range(len(names)) for b in range(a + 1, len(names)) if b - a <= span]
+    extra = [tuple(sorted(index[n] for n in pair.split(":"))) for pair in args.pairs]
+    pairs = list(dict.fromkeys([*extra, *near]))
     start = time.perf_counter()
-    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-        played = pool.map(play, jobs, chunksize=1) if args.jobs > 1 else list(map(play, jobs))
     games: list[Game] = []
     times: dict[str, list[float]] = defaultdict(list)
-    for job, (seats, lost, decisive, spent) in zip(jobs, played, strict=True):
-        first = seats.index(job.names[0])
-        a, b = index[job.names[0]], index[job.names[1]]
-        score = 0.5 if not decisive else float(not lost[first])
-        games.append((a, b, score))
-        for name, t in spent.items():
-            times[name].extend(t)
+    if args.load:
+        for path in args.load:
+            for line in path.read_text().splitlines():
+                first, second, score, spent = json.loads(line)
+                games.append((index[first], index[second], score))
+                for name, t in spent.items():
+                    times[name].extend(t)
+    else:
+        options = Options(variant=Variant(args.variant))
+        jobs = [
+            Job(d, r, (names[a], names[b]), options, args.budget, args.seed)
+            for a, b in pairs
+            for d in range(args.deals)
+            for r in (0, 1)
+        ]
+        with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+            for job, (seats, lost, decisive, spent) in zip(jobs, pool.imap(play, jobs), strict=True):
+                first = seats.index(job.names[0])
+                score = 0.5 if not decisive else float(not lost[first])
+                games.append((index[job.names[0]], index[job.names[1]], score))
+                for name, t in spent.items():
+                    times[name].extend(t)
+                if args.save:
+                    with args.save.open("a") as out:
+                        out.write(json.dumps([*job.names, score, spent]) + "\n")
     ratings = elo(len(names), games)
     runs = bootstrap(len(names), games, args.bootstrap, random.Random(args.seed))
     print(
-        f"{len(games)} games: {len(pairs)} pairs × {args.deals} deals × 2 seatings, heads-up, 36 cards, "
-        f"{args.variant}, {args.jobs} jobs, {time.perf_counter() - start:.0f}s"
+        f"{len(games)} games, {len({(a, b) for a, b, _ in games})} pairs, heads-up, 36 cards, "
+        f"{args.variant}, {time.perf_counter() - start:.0f}s"
     )
     print(f"{'player':<11}{'Elo':>7}{'95% CI':>17}{'p50 ms':>9}{'p99 ms':>9}")
     for i, name in enumerate(names):

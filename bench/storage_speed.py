@@ -163,7 +163,11 @@ async def main() -> None:
             for tables in (1, 10, 100):
                 rates = [
                     await moves_per_second(
-                        Path(tmp) / f"moves-{mode}-{tables}-{grouped}.sqlite3", args.moves, mode, tables, grouped
+                        Path(tmp) / f"moves-{mode}-{tables}-{grouped}.sqlite3",
+                        args.moves,
+                        mode,
+                        tables,
+                        grouped,
                     )
                     for grouped in (False, True)
                 ]
