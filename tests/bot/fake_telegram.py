@@ -16,6 +16,7 @@ import itertools
 import json
 import re
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -108,6 +109,7 @@ class FakeTelegram:
     webhook_target: str | None = None  # where updates are posted in webhook mode (the test's local server)
     webhook_answers: list[int] = field(default_factory=list)  # HTTP status of every update posted
     limits: RateLimits | None = None  # Telegram's rate limits, enforced with 429s (off unless set)
+    calls: Counter[str] = field(default_factory=Counter)  # Bot API calls by method, refused ones included
     too_early: list[tuple[int, str]] = field(default_factory=list)  # sends before a 429's retry_after ran out
     _blocked_until: dict[int, float] = field(default_factory=dict)
     authors: dict[tuple[int, int], int] = field(default_factory=dict)  # (chat, message) -> who wrote it
@@ -321,6 +323,7 @@ class FakeTelegram:
                 params[key] = json.loads(value)
             except json.JSONDecodeError:
                 params[key] = value
+        self.calls[method] += 1
         api = getattr(self, f"_api_{method}", None)
         if api is None:
             return 404, {"ok": False, "error_code": 404, "description": "Not Found"}

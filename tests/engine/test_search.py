@@ -11,11 +11,13 @@ from hypothesis import strategies as st
 
 from engine import Game, Options, Result, Variant
 from engine.ai import GreedyPlayer, HeuristicPlayer, Player, RandomPlayer, SearchPlayer, player_for
+from engine.ai.pimc import PimcPlayer
 from engine.ai.policy import playout, policy_move, rewards
+from engine.ai.search import SEAT_BITS, _Node
 from engine.ai.solver import DRAW, OutOfBudget, Solver, position_key
 from engine.ai.worlds import Knowledge, Worlds
 from engine.cards import DECK_MASK, cards_of, mask_of
-from engine.moves import parse_move
+from engine.moves import Move, parse_move
 from engine.options import BotLevel
 from engine.views import view
 from tests.engine.helpers import cards, position
@@ -113,6 +115,7 @@ def test_every_computer_player_makes_only_legal_moves(table: tuple[Options, int]
         GreedyPlayer(),
         HeuristicPlayer(),
         SearchPlayer(iterations=8, seed=seed, solver_nodes=300),
+        PimcPlayer(rounds=2, seed=seed, solver_nodes=300),
     ]
     g = Game.deal(options, players, rng=rng)
     for step in range(MAX_STEPS):  # the players may cycle once the talon is seats_out: see the policy test
@@ -120,7 +123,7 @@ def test_every_computer_player_makes_only_legal_moves(table: tuple[Options, int]
             break
         seat = rng.choice(g.to_act())
         v = view(g, seat)
-        asked = bots if step % 4 == 0 else bots[:3]  # the search player every fourth step: it is slower
+        asked = bots if step % 4 == 0 else bots[:3]  # the searching players every fourth step: slower
         choices = [bot.choose(v) for bot in asked]
         assert all(move in v.moves for move in choices)
         g.apply(seat, choices[0] if step % 4 == 0 else choices[step % 3])
@@ -317,3 +320,82 @@ def test_the_public_view_cannot_be_searched() -> None:
     g = Game.deal(Options(), 2, rng=random.Random(1))
     with pytest.raises(ValueError):
         Knowledge.of(view(g))
+
+
+def a_coverable_attack() -> Game:
+    """Seat 1 defends against 9♦ and may cover it with J♦ or Q♦, or take; 12 cards are left to draw."""
+    g = position(["6s 7s 9d 6h 7h 8h", "8c Jd Qd 7d 9h Th"], "6c 7c 8s 9s Ts Js Qs Ks As Ac Kc Qc", trump="c")
+    g.apply(0, parse_move("l9d"))
+    return g
+
+
+def stats(seat: int, visits_and_means: dict[str, tuple[int, float]]) -> _Node:
+    """A search root with children of the given visits and mean results."""
+    root = _Node(seat)
+    for text, (visits, mean) in visits_and_means.items():
+        child = root.children[seat | parse_move(text) << SEAT_BITS] = _Node(seat)
+        child.visits, child.total = visits, visits * mean
+    return root
+
+
+def test_a_near_tie_is_never_settled_by_taking() -> None:
+    """Within a standard error (about 0.03 here) a cover is preferred to the take; a take that is clearly
+    better is still made."""
+    g = a_coverable_attack()
+    seen = view(g, 1)
+    player = SearchPlayer(iterations=1, seed=1)
+    moves = list(seen.moves)
+    assert player._pick(
+        stats(1, {"x": (600, 0.52), "c9dJd": (300, 0.50), "c9dQd": (100, 0.40)}), seen, moves
+    ) == (parse_move("c9dJd"))
+    assert player._pick(
+        stats(1, {"x": (900, 0.70), "c9dJd": (80, 0.50), "c9dQd": (20, 0.40)}), seen, moves
+    ) == (parse_move("x"))
+
+
+def test_a_near_tie_goes_to_the_careful_players_move() -> None:
+    g = a_coverable_attack()
+    seen = view(g, 1)
+    careful = HeuristicPlayer().choose(seen)
+    other = next(m for m in seen.moves if m not in (careful, parse_move("x")))
+    root = _Node(1)
+    for move, visits, mean in ((other, 500, 0.51), (careful, 450, 0.50)):
+        child = root.children[1 | move << SEAT_BITS] = _Node(1)
+        child.visits, child.total = visits, visits * mean
+    assert SearchPlayer(iterations=1)._pick(root, seen, list(seen.moves)) == careful
+
+
+def test_the_search_tree_holds_only_the_seats_own_decisions() -> None:
+    """Open loop: the other seats move by the policy, so no edge of the tree can learn the seat's hand."""
+    g = a_coverable_attack()
+    roots: list[_Node] = []
+    player = SearchPlayer(iterations=400, seed=3)
+    search = player._search
+
+    def keep(worlds: Worlds, moves: list[Move], start: float) -> tuple[_Node, int]:
+        root, done = search(worlds, moves, start)
+        roots.append(root)
+        return root, done
+
+    player._search = keep  # type: ignore[method-assign]
+    player.choose(view(g, 1))
+    (root,) = roots
+    nodes, depth = [root], 0
+    while nodes:
+        assert all(n.seat == 1 for n in nodes)
+        nodes = [c for n in nodes for c in n.children.values()]
+        depth += 1
+    assert depth > 2  # the tree did grow past the first decision
+
+
+def test_the_pimc_player_solves_endgames_too() -> None:
+    """The position of the search player's exact test: the only winning lead is the trump ace."""
+    g = position(["6s 6c Ah", "7s 8c"], trump="h")
+    assert PimcPlayer(rounds=5, seed=1).choose(view(g, 0)) == parse_move("lAh")
+
+
+def test_the_pimc_player_plays_out_every_move_in_each_world() -> None:
+    """With the talon not empty there is no exact answer: covering keeps the defender in the game, taking
+    the nine with nothing to gain loses more playouts, so a cover is chosen."""
+    g = a_coverable_attack()
+    assert PimcPlayer(rounds=200, seed=2).choose(view(g, 1)) != parse_move("x")
