@@ -18,6 +18,7 @@ from telegram.request import BaseRequest
 
 from bot import handlers, logs
 from bot.handlers import DEPS, Deps
+from bot.http import AiohttpRequest
 from bot.i18n import LANGUAGES, texts
 from bot.members import ChatMembers
 from bot.outbox import Outbox
@@ -61,6 +62,8 @@ def build_application(
         .post_stop(_stopping)
         .post_shutdown(_stopped)
     )
+    if request is None and settings.telegram_http == "aiohttp":
+        request, updates_request = AiohttpRequest(), AiohttpRequest(1, read_timeout=None)
     if request is not None:
         builder = builder.request(request).get_updates_request(updates_request or request)
     application = builder.build()

@@ -1,4 +1,6 @@
-"""The real PTB Application, talking HTTP (an httpx transport) to the fake Bot API, on a real SQLite file."""
+"""The real PTB Application, talking to the fake Bot API through an httpx transport (in-process) or, with the
+fake served over HTTP on 127.0.0.1, through the aiohttp request layer (``TELEGRAM_HTTP=aiohttp``), on a real
+SQLite file."""
 
 from __future__ import annotations
 
@@ -48,9 +50,14 @@ def settings(db_path: Path, **overrides: Any) -> Settings:
 async def start_app(
     fake: FakeTelegram, db_path: Path, **overrides: Any
 ) -> Application[Any, Any, Any, Any, Any, Any]:
-    request = HTTPXRequest(httpx_kwargs={"transport": fake.transport()})
-    updates = HTTPXRequest(httpx_kwargs={"transport": fake.transport()})
-    app = build_application(settings(db_path, **overrides), request=request, updates_request=updates)
+    if fake.served is not None:  # real HTTP, through the aiohttp request layer
+        app = build_application(
+            settings(db_path, bot_api_url=fake.served, telegram_http="aiohttp", **overrides)
+        )
+    else:
+        request = HTTPXRequest(httpx_kwargs={"transport": fake.transport()})
+        updates = HTTPXRequest(httpx_kwargs={"transport": fake.transport()})
+        app = build_application(settings(db_path, **overrides), request=request, updates_request=updates)
     await app.initialize()
     assert app.post_init is not None
     await app.post_init(app)  # what run_polling does after initialize
@@ -77,10 +84,21 @@ async def stop_app(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     await app.shutdown()
 
 
-@pytest.fixture
-async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
+async def running(tmp_path: Path, *, over_http: bool = False) -> AsyncIterator[Harness]:
     fake = FakeTelegram()
+    runner = None
+    if over_http:
+        runner, port = await fake.serve()
+        fake.served = f"http://127.0.0.1:{port}/bot"
     db_path = tmp_path / "bot.sqlite3"
     h = Harness(fake, await start_app(fake, db_path), db_path)
     yield h
     await stop_app(h.app)  # the test may have restarted it
+    if runner is not None:
+        await runner.cleanup()
+
+
+@pytest.fixture
+async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
+    async for h in running(tmp_path):
+        yield h

@@ -110,6 +110,7 @@ class FakeTelegram:
     webhook_answers: list[int] = field(default_factory=list)  # HTTP status of every update posted
     limits: RateLimits | None = None  # Telegram's rate limits, enforced with 429s (off unless set)
     calls: Counter[str] = field(default_factory=Counter)  # Bot API calls by method, refused ones included
+    served: str | None = None  # the Bot API base URL while served over HTTP (see serve)
     too_early: list[tuple[int, str]] = field(default_factory=list)  # sends before a 429's retry_after ran out
     _blocked_until: dict[int, float] = field(default_factory=dict)
     authors: dict[tuple[int, int], int] = field(default_factory=dict)  # (chat, message) -> who wrote it

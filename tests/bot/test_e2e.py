@@ -1,12 +1,15 @@
 """Whole games through the real PTB stack and the fake Bot API, played by simulated users who press only the
-buttons they are shown."""
+buttons they are shown. Every test runs twice: PTB's httpx requests in-process, and the aiohttp request
+layer over real HTTP (``TELEGRAM_HTTP=aiohttp``)."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
 import random
+from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +18,7 @@ from engine.ai import HeuristicPlayer
 from engine.cards import card_str, cards_of
 from engine.options import BotLevel
 from engine.views import view
-from tests.bot.conftest import Harness, start_app, stop_app
+from tests.bot.conftest import Harness, running, start_app, stop_app
 from tests.bot.fake_telegram import ApiError, FakeTelegram, Message
 from tests.bot.players import (
     GROUP,
@@ -28,6 +31,12 @@ from tests.bot.players import (
     table_id,
     welcome,
 )
+
+
+@pytest.fixture(params=["httpx", "aiohttp"])
+async def harness(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Harness]:
+    async for h in running(tmp_path, over_http=request.param == "aiohttp"):
+        yield h
 
 
 @pytest.mark.parametrize(
