@@ -17,7 +17,7 @@ from engine.ai.search import SEAT_BITS, _Node
 from engine.ai.solver import DRAW, OutOfBudget, Solver, position_key
 from engine.ai.worlds import Knowledge, Worlds
 from engine.cards import DECK_MASK, cards_of, mask_of
-from engine.moves import Move, parse_move
+from engine.moves import parse_move
 from engine.options import BotLevel
 from engine.views import view
 from tests.engine.helpers import cards, position
@@ -368,18 +368,9 @@ def test_a_near_tie_goes_to_the_careful_players_move() -> None:
 def test_the_search_tree_holds_only_the_seats_own_decisions() -> None:
     """Open loop: the other seats move by the policy, so no edge of the tree can learn the seat's hand."""
     g = a_coverable_attack()
-    roots: list[_Node] = []
+    seen = view(g, 1)
     player = SearchPlayer(iterations=400, seed=3)
-    search = player._search
-
-    def keep(worlds: Worlds, moves: list[Move], start: float) -> tuple[_Node, int]:
-        root, done = search(worlds, moves, start)
-        roots.append(root)
-        return root, done
-
-    player._search = keep  # type: ignore[method-assign]
-    player.choose(view(g, 1))
-    (root,) = roots
+    root, _ = player._search(Worlds(seen, random.Random(3)), list(seen.moves), 0.0)
     nodes, depth = [root], 0
     while nodes:
         assert all(n.seat == 1 for n in nodes)
