@@ -36,7 +36,10 @@ def ready() -> bool:
     return True
 
 
-KEPT = 256  # players a process keeps (a few per live table with bots)
+KEPT = 64  # players a process keeps at most (a few per live table with bots)
+# Solved endgame positions all kept players may hold together, about 170 MB: one long endgame alone can
+# remember 300,000 positions, so the least recently used players go first when they add up past this.
+KEPT_POSITIONS = 400_000
 _kept: OrderedDict[Hashable, Player] = OrderedDict()
 
 
@@ -49,6 +52,11 @@ def decide(seen: View, level: BotLevel, budget_scale: float = 1.0, who: Hashable
     key = (who, level, budget_scale)
     player = _kept.pop(key, None) or player_for(level, budget_scale=budget_scale)
     _kept[key] = player  # most recently used last
-    while len(_kept) > KEPT:
+    move = player.choose(seen)
+    while len(_kept) > 1 and (len(_kept) > KEPT or _remembered() > KEPT_POSITIONS):
         _kept.popitem(last=False)
-    return player.choose(seen)
+    return move
+
+
+def _remembered() -> int:
+    return sum(p.remembered() for p in _kept.values() if isinstance(p, SearchPlayer))

@@ -60,7 +60,7 @@ class Solver:
             raise ValueError("exact play needs two sides left")
         self.nodes, self.deadline = 0, deadline
         self._line.clear()  # a search that ran out of budget left its line behind
-        if len(self._table) > 4 * self.limit:
+        if len(self._table) > 2 * self.limit:
             self._table.clear()  # memory stays bounded over a long session
         out: dict[Move, float] = {}
         for move in moves:
@@ -68,6 +68,10 @@ class Solver:
             child.push(self.seat, move)
             out[move] = self._search(child, 0.0, 1.0)
         return out
+
+    def remembered(self) -> int:
+        """Positions in the transposition table (about 430 bytes each)."""
+        return len(self._table)
 
     def value(self, game: Game) -> float:
         self.nodes, self.deadline = 0, None
@@ -129,6 +133,9 @@ class Endgame:
         self.nodes = nodes
         self.clock = clock
         self._solver: Solver | None = None
+
+    def remembered(self) -> int:
+        return self._solver.remembered() if self._solver is not None else 0
 
     def best(self, worlds: Worlds, moves: list[Move], deadline: float | None) -> list[Move] | None:
         """The best of ``moves`` (all of them tied, for the caller to break), or None when the position is

@@ -390,3 +390,19 @@ def test_the_pimc_player_plays_out_every_move_in_each_world() -> None:
     the nine with nothing to gain loses more playouts, so a cover is chosen."""
     g = a_coverable_attack()
     assert PimcPlayer(rounds=200, seed=2).choose(view(g, 1)) != parse_move("x")
+
+
+def test_kept_players_make_room_when_their_endgames_add_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker keeps each seat's player between moves, but not past its budget of remembered positions:
+    the least recently used go first, the one that just moved stays."""
+    from engine.ai import levels
+
+    monkeypatch.setattr(levels, "_kept", type(levels._kept)())
+    g = position(["6s 6c Ah", "7s 8c"], trump="h")  # an endgame: the solver remembers positions
+    seen = view(g, 0)
+    levels.decide(seen, BotLevel.NORMAL, 0.01, who=("a", 1, 0))
+    levels.decide(seen, BotLevel.NORMAL, 0.01, who=("b", 1, 0))
+    assert len(levels._kept) == 2
+    monkeypatch.setattr(levels, "KEPT_POSITIONS", 0)
+    levels.decide(seen, BotLevel.NORMAL, 0.01, who=("c", 1, 0))
+    assert list(levels._kept) == [(("c", 1, 0), BotLevel.NORMAL, 0.01)]
