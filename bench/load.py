@@ -2,9 +2,10 @@
 
     .venv/bin/python bench/load.py --tables 50 100 200 300 --seconds 60 --pace 2 8
     .venv/bin/python bench/load.py --tables 100 --limits off on
+    .venv/bin/python bench/load.py --tables 300 --pace 2 8 --http httpx aiohttp
 
 The bot runs as its own process (``python -m bot``) and talks real HTTP on 127.0.0.1 to the fake Bot API,
-which runs here with the simulated users. Each table has two players who press a random move of their hand
+which runs here with the simulated users (``--http``: the bot's request layer, TELEGRAM_HTTP). Each table has two players who press a random move of their hand
 message whenever it shows a new one (after a think time drawn from ``--pace`` seconds, e.g. 2–8 for a human
 pace; none by default); when a game ends they play a rematch at once, so N tables are in play for the whole
 measured window. For each N, with Telegram's rate limits off and/or on in the fake:
@@ -153,6 +154,7 @@ def confirmed(fake: FakeTelegram, group: int, message_id: int) -> Callable[[], b
 class Figures:
     tables: int
     limits: bool
+    http: str
     presses: int
     p50: float
     p99: float
@@ -164,7 +166,7 @@ class Figures:
     rematches: int
 
 
-async def run(tables: int, seconds: float, limits: bool, pace: tuple[float, float]) -> Figures:
+async def run(tables: int, seconds: float, limits: bool, pace: tuple[float, float], http: str) -> Figures:
     fake = FakeTelegram(limits=RateLimits() if limits else None)
     runner, port = await fake.serve()
     with tempfile.TemporaryDirectory() as tmp:
@@ -176,6 +178,7 @@ async def run(tables: int, seconds: float, limits: bool, pace: tuple[float, floa
             "DATABASE_PATH": str(database),
             "LOG_LEVEL": "WARNING",
             "AI_WORKERS": "0",  # no bots at these tables: no worker processes to start
+            "TELEGRAM_HTTP": http,
         }
         profile = (
             ["-m", "cProfile", "-o", os.environ["BENCH_PROFILE"]] if os.environ.get("BENCH_PROFILE") else []
@@ -215,6 +218,7 @@ async def run(tables: int, seconds: float, limits: bool, pace: tuple[float, floa
     return Figures(
         tables,
         limits,
+        http,
         len(window.latencies),
         lat[len(lat) // 2],
         lat[min(len(lat) - 1, int(len(lat) * 0.99))],
@@ -256,27 +260,30 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="the measured window for each N")
     parser.add_argument("--pace", type=float, nargs=2, default=(0.0, 0.0), metavar=("MIN", "MAX"))
     parser.add_argument("--limits", choices=["off", "on"], nargs="+", default=["off"])
+    parser.add_argument("--http", choices=["httpx", "aiohttp"], nargs="+", default=["httpx"])
     args = parser.parse_args()
     pace = (args.pace[0], args.pace[1])
     print(f"pace {pace[0]:g}–{pace[1]:g} s a move, {args.seconds:g} s measured per run")
-    held: dict[bool, int] = {}
-    for limits in (mode == "on" for mode in args.limits):
+    held: dict[tuple[str, bool], int] = {}
+    modes = [(http, mode == "on") for http in args.http for mode in args.limits]
+    for http, limits in modes:
         for tables in args.tables:
-            f = asyncio.run(run(tables, args.seconds, limits, pace))
+            f = asyncio.run(run(tables, args.seconds, limits, pace, http))
             calls = ", ".join(f"{m} {n:.2f}" for m, n in f.calls_per_move.items() if n >= 0.01)
             print(
-                f"{f.tables:>5} tables, limits {'on ' if limits else 'off'}: {f.moves_per_second:7.1f} moves/s, "
-                f"press→answer p50 {f.p50 * 1e3:6.1f} p99 {f.p99 * 1e3:7.1f} max {f.worst * 1e3:7.1f} ms "
-                f"({f.presses:,} presses, {f.rematches} rematches), bot CPU {f.cpu_ms_per_move:.1f} ms/move, "
-                f"peak RSS {f.rss_mib:,.0f} MiB\n      Bot API calls per move: {calls}",
+                f"{f.tables:>5} tables, {http}, limits {'on ' if limits else 'off'}: "
+                f"{f.moves_per_second:7.1f} moves/s, press→answer p50 {f.p50 * 1e3:6.1f} p99 {f.p99 * 1e3:7.1f} "
+                f"max {f.worst * 1e3:7.1f} ms ({f.presses:,} presses, {f.rematches} rematches), "
+                f"bot CPU {f.cpu_ms_per_move:.1f} ms/move, peak RSS {f.rss_mib:,.0f} MiB\n"
+                f"      Bot API calls per move: {calls}",
                 flush=True,
             )
             if f.p99 < P99_TARGET:
-                held[limits] = max(held.get(limits, 0), tables)
-    for limits in (mode == "on" for mode in args.limits):
-        n = held.get(limits)
+                held[http, limits] = max(held.get((http, limits), 0), tables)
+    for http, limits in modes:
+        n = held.get((http, limits))
         print(
-            f"limits {'on' if limits else 'off'}: largest N held at p99 < {P99_TARGET * 1e3:.0f} ms: "
+            f"{http}, limits {'on' if limits else 'off'}: largest N held at p99 < {P99_TARGET * 1e3:.0f} ms: "
             f"{n if n is not None else 'none of those tried'}"
         )
 
