@@ -10,8 +10,8 @@ the list: the neighbours that decide the ladder; ``--pairs a:b`` adds pairs, pla
 deals twice, seats swapped. ``--save`` appends every game as it ends to a file, and ``--load`` rates the
 games of such files instead of playing (so a long ladder can be played in parts). Ratings are
 the maximum-likelihood Elo of all games (Bradley–Terry; a draw scores ½; one virtual draw per pair played
-keeps a player that won every game finite), the first name at 0, with 95% intervals from a bootstrap over
-the games. Each neighbour gap is printed with its own interval, and decision times (CPU) per player.
+keeps a player that won every game finite: its distance to the loser is then a bound, not a measure), the
+first name (or ``--anchor``) at 0, with 95% intervals from a bootstrap over the games. Each neighbour gap is printed with its own interval, and decision times (CPU) per player.
 Budgets are CPU time (bench/players.py), so a busy machine slows the ladder without changing it.
 """
 
@@ -60,7 +60,9 @@ def elo(players: int, games: list[Game], anchor: int = 0, rounds: int = 500) -> 
     return [400 * math.log10(s) for s in strength]
 
 
-def bootstrap(players: int, games: list[Game], samples: int, rng: random.Random) -> list[list[float]]:
+def bootstrap(
+    players: int, games: list[Game], samples: int, rng: random.Random, anchor: int = 0
+) -> list[list[float]]:
     """Ratings of ``samples`` resamplings of the games (with replacement, within each pair)."""
     by_pair: dict[tuple[int, int], list[Game]] = defaultdict(list)
     for g in games:
@@ -68,7 +70,7 @@ def bootstrap(players: int, games: list[Game], samples: int, rng: random.Random)
     runs = []
     for _ in range(samples):
         drawn = [g for pair in by_pair.values() for g in rng.choices(pair, k=len(pair))]
-        runs.append(elo(players, drawn, rounds=200))
+        runs.append(elo(players, drawn, anchor, rounds=200))
     return runs
 
 
@@ -90,6 +92,7 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=None, help="CPU seconds a move for 'search'")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--bootstrap", type=int, default=400)
+    parser.add_argument("--anchor", help="the player rated 0 (default: the first name)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (one core each)")
     args = parser.parse_args()
     names = args.names
@@ -126,8 +129,9 @@ def main() -> None:
                 if args.save:
                     with args.save.open("a") as out:
                         out.write(json.dumps([*job.names, score, spent]) + "\n")
-    ratings = elo(len(names), games)
-    runs = bootstrap(len(names), games, args.bootstrap, random.Random(args.seed))
+    anchor = index[args.anchor] if args.anchor else 0
+    ratings = elo(len(names), games, anchor)
+    runs = bootstrap(len(names), games, args.bootstrap, random.Random(args.seed), anchor)
     print(
         f"{len(games)} games, {len({(a, b) for a, b, _ in games})} pairs, heads-up, 36 cards, "
         f"{args.variant}, {time.perf_counter() - start:.0f}s"
