@@ -92,6 +92,7 @@ async def seat(
     """Press a random move of the hand message whenever it shows new ones; wait for a change otherwise."""
     changed = fake.changed(user)
     pressed: tuple[int, list[str]] | None = None
+    thought: tuple[int, list[str]] | None = None  # what was shown when the think time began
     while time.monotonic() < until:
         message = hand_message(fake, user)
         choices = (
@@ -104,7 +105,8 @@ async def seat(
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), max(0.01, until - time.monotonic()))
             continue
-        if pace[1] > 0:
+        if pace[1] > 0 and thought != (message.message_id, choices):
+            thought = (message.message_id, choices)
             await asyncio.sleep(rng.uniform(*pace))
             continue  # look again: the hand may have changed while thinking
         pressed = (message.message_id, choices)
@@ -260,7 +262,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="the measured window for each N")
     parser.add_argument("--pace", type=float, nargs=2, default=(0.0, 0.0), metavar=("MIN", "MAX"))
     parser.add_argument("--limits", choices=["off", "on"], nargs="+", default=["off"])
-    parser.add_argument("--http", choices=["httpx", "aiohttp"], nargs="+", default=["httpx"])
+    parser.add_argument("--http", choices=["httpx", "aiohttp"], nargs="+", default=["aiohttp"])
     args = parser.parse_args()
     pace = (args.pace[0], args.pace[1])
     print(f"pace {pace[0]:g}–{pace[1]:g} s a move, {args.seconds:g} s measured per run")
