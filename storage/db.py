@@ -132,10 +132,12 @@ class Database:
                 batch, self._waiting = self._waiting, []
                 try:
                     outcomes = await self._in_thread(_run_batch, [work for work, _ in batch])
+                except asyncio.CancelledError:  # shutting down: whoever waits is told, not left hanging
+                    for _, future in batch:
+                        future.cancel()
+                    raise
                 except BaseException as exc:  # the commit itself failed: nothing of the batch was written
                     outcomes = [exc] * len(batch)
-                    if isinstance(exc, asyncio.CancelledError):
-                        raise
                 self.batches += 1
             for (_, future), outcome in zip(batch, outcomes, strict=True):
                 if future.done():
