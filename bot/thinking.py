@@ -35,9 +35,8 @@ class Thinker:
 
     def warm_up(self) -> None:
         """Start the workers now, so the first bot move does not wait for a process to import the engine."""
-        for lane in range(max(1, self.workers)):
-            if self.workers > 0:
-                self._executor(lane).submit(ready)
+        for lane in range(self.workers):  # none with workers=0: a thread needs no warming
+            self._executor(lane).submit(ready)
 
     def budget(self, level: BotLevel) -> float:
         """Seconds of CPU a decision of ``level`` takes at most (plus a worker's overhead)."""
