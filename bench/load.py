@@ -48,6 +48,7 @@ class Window:
     """What happened while the load was measured."""
 
     latencies: list[float] = field(default_factory=list)
+    redraws: list[float] = field(default_factory=list)  # press → the presser's hand shows the move
     rematches: int = 0
 
 
@@ -93,8 +94,12 @@ async def seat(
     changed = fake.changed(user)
     pressed: tuple[int, list[str]] | None = None
     thought: tuple[int, list[str]] | None = None  # what was shown when the think time began
+    before: tuple[float, int, str] | None = None  # the last accepted press: when, and the hand it was under
     while time.monotonic() < until:
         message = hand_message(fake, user)
+        if before is not None and message is not None and (message.message_id, message.text) != before[1:]:
+            window.redraws.append(time.monotonic() - before[0])
+            before = None
         choices = (
             []
             if message is None
@@ -117,6 +122,8 @@ async def seat(
             await asyncio.wait_for(fake.answered(callback).wait(), max(0.01, until - time.monotonic()))
         if fake.answers[callback]:
             window.latencies.append(time.monotonic() - start)
+            if "show_alert" not in fake.answers[callback][0]:
+                before = (start, message.message_id, message.text)
 
 
 async def rematches(fake: FakeTelegram, group: int, a: int, b: int, until: float, window: Window) -> None:
@@ -161,11 +168,15 @@ class Figures:
     p50: float
     p99: float
     worst: float
+    redraw_p50: float  # press → the presser's own hand redrawn (waits for the chat's and Telegram's budgets)
+    redraw_p99: float
     moves_per_second: float
     calls_per_move: dict[str, float]
     cpu_ms_per_move: float
     rss_mib: float
     rematches: int
+    bench_cpu_share: float  # of one core: near 1.0, the bench itself (fake API and users) is the bottleneck
+    bench_lag_p99: float  # how late the bench's own event loop ran: high, and the latencies are the bench's
 
 
 async def run(tables: int, seconds: float, limits: bool, pace: tuple[float, float], http: str) -> Figures:
@@ -196,8 +207,11 @@ async def run(tables: int, seconds: float, limits: bool, pace: tuple[float, floa
             rng = random.Random(tables)
             calls = Counter(fake.calls)
             cpu = _cpu_seconds(bot.pid)
+            own = time.process_time()
             started_wall, started = time.time(), time.monotonic()
             until = started + seconds
+            lags: list[float] = []
+            watch = asyncio.create_task(_loop_lag(lags))
             await asyncio.gather(
                 *(
                     seat(fake, u, until, window, pace, random.Random(rng.random()))
@@ -207,7 +221,9 @@ async def run(tables: int, seconds: float, limits: bool, pace: tuple[float, floa
                 *(rematches(fake, g, a, b, until, window) for g, a, b in found),
             )
             elapsed = time.monotonic() - started
+            watch.cancel()
             cpu = _cpu_seconds(bot.pid) - cpu
+            own = time.process_time() - own
             calls = fake.calls - calls
             moves = _moves_between(database, started_wall, started_wall + elapsed)
             rss = _peak_rss_mib(bot.pid)
@@ -225,12 +241,29 @@ async def run(tables: int, seconds: float, limits: bool, pace: tuple[float, floa
         lat[len(lat) // 2],
         lat[min(len(lat) - 1, int(len(lat) * 0.99))],
         lat[-1],
+        _quantile(window.redraws, 0.5),
+        _quantile(window.redraws, 0.99),
         moves / elapsed,
         {method: n / per_move for method, n in calls.most_common()},
         cpu / per_move * 1000,
         rss,
         window.rematches,
+        own / elapsed,
+        _quantile(lags, 0.99),
     )
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else float("nan")
+
+
+async def _loop_lag(lags: list[float]) -> None:
+    """How late the bench's own loop wakes from 5 ms sleeps: the simulated users and the fake API share it."""
+    while True:
+        t = time.monotonic()
+        await asyncio.sleep(0.005)
+        lags.append(time.monotonic() - t - 0.005)
 
 
 def _moves_between(database: Path, start: float, end: float) -> int:
@@ -276,7 +309,9 @@ def main() -> None:
                 f"{f.tables:>5} tables, {http}, limits {'on ' if limits else 'off'}: "
                 f"{f.moves_per_second:7.1f} moves/s, press→answer p50 {f.p50 * 1e3:6.1f} p99 {f.p99 * 1e3:7.1f} "
                 f"max {f.worst * 1e3:7.1f} ms ({f.presses:,} presses, {f.rematches} rematches), "
-                f"bot CPU {f.cpu_ms_per_move:.1f} ms/move, peak RSS {f.rss_mib:,.0f} MiB\n"
+                f"press→own hand redrawn p50 {f.redraw_p50:.2f} p99 {f.redraw_p99:.2f} s, "
+                f"bot CPU {f.cpu_ms_per_move:.1f} ms/move, peak RSS {f.rss_mib:,.0f} MiB; "
+                f"the bench's own CPU {f.bench_cpu_share:.0%} of a core, loop lag p99 {f.bench_lag_p99 * 1e3:.0f} ms\n"
                 f"      Bot API calls per move: {calls}",
                 flush=True,
             )

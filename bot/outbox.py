@@ -23,6 +23,8 @@ from typing import Literal
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
+from bot.budget import Budget
+
 log = logging.getLogger(__name__)
 
 MessageKind = Literal["table", "hand", "result", "broken"]
@@ -76,6 +78,7 @@ class _Chat:
     last_redraw: float = 0.0
     blocked_until: float = 0.0  # a 429's retry_after
     failures: int = 0  # network failures in a row (a 429 is pacing, not a failure)
+    calls: int = 0  # sends and edits made, ever (tells whether a piece of work sent anything)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -100,7 +103,7 @@ class Outbox:
         self.clock = clock
         self._chats: dict[int, _Chat] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
-        self._overall: deque[float] = deque()  # the last second's sends, every chat
+        self._budget = Budget(self.limits.global_budget, self.limits.global_window, clock)
         self._shown: dict[tuple[int, int], tuple[str, object]] = {}  # (chat, message) -> what it shows
         self._refused: set[int] = set()  # chats that answered 403
         self._closed = False
@@ -178,12 +181,10 @@ class Outbox:
             self._tasks[chat_id] = asyncio.get_running_loop().create_task(self._run(chat_id))
 
     def _wait(self, chat_id: int, chat: _Chat, redraw: bool) -> float:
-        """Seconds until this chat may send the next piece of work (0: now)."""
+        """Seconds until this chat may send the next piece of work (0: now), the overall budget aside."""
         limits, now = self.limits, self.clock()
         while chat.sent and chat.sent[0] <= now - limits.window:
             chat.sent.popleft()
-        while self._overall and self._overall[0] <= now - limits.global_window:
-            self._overall.popleft()
         ready = [chat.blocked_until, (chat.sent[-1] + limits.chat_spacing) if chat.sent else 0.0]
         if chat_id < 0:
             budget = limits.group_budget - (limits.reserve if redraw else 0)
@@ -192,8 +193,6 @@ class Outbox:
         if redraw:
             spacing = limits.group_redraw if chat_id < 0 else limits.private_redraw
             ready.append(chat.last_redraw + spacing)
-        if len(self._overall) >= limits.global_budget:
-            ready.append(self._overall[len(self._overall) - limits.global_budget] + limits.global_window)
         return max(0.0, max(ready) - now)
 
     async def _run(self, chat_id: int) -> None:
@@ -207,7 +206,12 @@ class Outbox:
                 with contextlib.suppress(TimeoutError):  # urgent work arriving cuts a redraw's wait short
                     await asyncio.wait_for(chat.wake.wait(), wait)
                 continue
+            slot, calls = await self._budget.take(urgent=not redraw), chat.calls
+            if chat_id in self._refused or self._closed or not (chat.urgent or chat.dirty):
+                self._budget.done(slot, 0)
+                continue
             waiting = chat.urgent[0] if chat.urgent else None
+            key = next((k for k in chat.dirty if k[0] in URGENT), None)  # what came while it waited
             try:
                 if waiting is not None:
                     message_id = await self._deliver(waiting[0])
@@ -233,6 +237,8 @@ class Outbox:
                 log.exception("sending to chat %s failed", chat_id)
                 if waiting is not None:
                     self._settle(chat, None)
+            finally:
+                self._budget.done(slot, chat.calls - calls)
 
     def _settle(self, chat: _Chat, message_id: int | None) -> None:
         """The first urgent piece of work is done (sent, or given up): its sender learns the message id."""
@@ -250,14 +256,13 @@ class Outbox:
         if draft.message_id is not None and self._shown.get((chat_id, draft.message_id)) == shown:
             return draft.message_id  # it shows that already: an edit would change nothing
         chat = self._chat(chat_id)
+        chat.calls += 1
         try:
             return await self._call(chat, draft, shown, again)
         finally:
             # Counted from when Telegram answered: a request that waited in a queue on the way still leaves
-            # the next one its full spacing.
-            now = self.clock()
-            chat.sent.append(now)
-            self._overall.append(now)
+            # the next one in this chat its full spacing.
+            chat.sent.append(self.clock())
 
     async def _call(self, chat: _Chat, draft: Draft, shown: tuple[str, object], again: bool) -> int | None:
         chat_id = draft.chat_id

@@ -1,12 +1,16 @@
 """The database connection: pragmas, migrations at open, and transactions.
 
-One aiosqlite connection serves the bot. Every operation runs inside ``transaction()``, which holds an
-asyncio lock, so the interleaved tasks of many tables never mix their statements into one another's
-transaction; a nested ``transaction()`` in the same task joins the outer one.
+One connection writes. ``transaction()`` holds an asyncio lock, so the interleaved tasks of many tables never
+mix their statements into one another's transaction; a nested ``transaction()`` in the same task joins the
+outer one. A single write outside a transaction (a move above all, a message id, a setting) goes through
+``batched()``: the writes of many tables that arrive while one commit is under way share the next transaction
+(a group commit: one fsync and one hop to the database thread for all of them), each in a savepoint of its
+own, and each caller hears back only after the commit.
 
-The hot path, a move, goes through ``batched()`` instead: the moves of many tables that arrive while one
-commit is under way share the next transaction (a group commit: one fsync and one hop to the database
-thread for all of them), each in a savepoint of its own, and each caller hears back only after the commit.
+Reads outside a transaction go to a second, read-only connection with its own thread: in WAL mode it sees
+every committed write, never waits for the writer, and a read is one hop. The redraws read users and chats
+all the time; through the writer's lock each read cost five hops and queued behind the moves and their
+fsyncs (bench/load.py at 300 tables).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import contextvars
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -49,8 +54,11 @@ class StorageUnusable(RuntimeError):
 
 
 class Database:
-    def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
+    def __init__(
+        self, conn: aiosqlite.Connection, path: str, reader: aiosqlite.Connection | None = None
+    ) -> None:
         self._conn = conn
+        self._reader = reader or conn
         self.path = path
         self._lock = asyncio.Lock()
         self._waiting: list[tuple[Work, asyncio.Future[Any]]] = []
@@ -73,21 +81,28 @@ class Database:
             await asyncio.sleep(0.05)
             raise StorageUnusable(path, str(exc)) from None
         try:
-            conn.row_factory = aiosqlite.Row
             await conn.execute("PRAGMA journal_mode = WAL")
-            await conn.execute(f"PRAGMA synchronous = {synchronous}")
-            await conn.execute("PRAGMA foreign_keys = ON")
-            await conn.execute("PRAGMA busy_timeout = 5000")
+            await _configure(conn, synchronous)
             await migrate(conn)
+            reader = await aiosqlite.connect(str(path), isolation_level=None)
         except sqlite3.Error as exc:
             await conn.close()
             raise StorageUnusable(path, str(exc)) from None
         except BaseException:
             await conn.close()
             raise
-        return cls(conn, str(path))
+        try:
+            await _configure(reader, synchronous)
+            await reader.execute("PRAGMA query_only = ON")
+        except BaseException:
+            await reader.close()
+            await conn.close()
+            raise
+        return cls(conn, str(path), reader)
 
     async def close(self) -> None:
+        if self._reader is not self._conn:
+            await self._reader.close()
         await self._conn.close()
 
     @asynccontextmanager
@@ -147,10 +162,10 @@ class Database:
                 else:
                     future.set_result(outcome)
 
-    async def _in_thread(self, fn: Callable[..., T], *args: Any) -> T:
+    async def _in_thread(self, fn: Callable[..., T], *args: Any, reader: bool = False) -> T:
         """``fn(sqlite3 connection, *args)`` in aiosqlite's thread: one hop, however many statements.
         aiosqlite has no public call for this; its ``_execute`` is what every one of its methods uses."""
-        conn = self._conn
+        conn = self._reader if reader else self._conn
 
         def call() -> T:
             return fn(conn._conn, *args)
@@ -158,36 +173,62 @@ class Database:
         return await conn._execute(call)  # type: ignore[no-untyped-call,no-any-return]
 
     async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
-        """Run one statement in a transaction; returns how many rows it changed."""
-        async with self.transaction():
-            # Not closing the cursor saves a round trip to aiosqlite's thread; sqlite3 finalises it anyway.
-            cursor = await self._conn.execute(sql, tuple(params))
-            return int(cursor.rowcount)
+        """Run one statement atomically (outside a transaction, in the next group commit); returns how many
+        rows it changed."""
+        return await self.batched(partial(_changed, sql, tuple(params)))
 
     async def insert(self, sql: str, params: Iterable[Any] = ()) -> int:
-        """Run one INSERT in a transaction; returns the new row's id."""
-        async with self.transaction():
-            cursor = await self._conn.execute(sql, tuple(params))
-            if cursor.lastrowid is None:
-                raise sqlite3.OperationalError(f"no row was inserted by {sql.split()[0:3]}")
-            return int(cursor.lastrowid)
+        """Run one INSERT atomically; returns the new row's id."""
+        return await self.batched(partial(_inserted, sql, tuple(params)))
 
     async def executemany(self, sql: str, rows: Iterable[Iterable[Any]]) -> None:
-        async with self.transaction():
-            await self._conn.executemany(sql, [tuple(r) for r in rows])
+        await self.batched(partial(_many, sql, [tuple(r) for r in rows]))
 
     async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
-        async with self.transaction(), self._conn.execute(sql, tuple(params)) as cursor:
-            return list(await cursor.fetchall())
+        """The rows of one query: inside a transaction, as that transaction sees them; outside, the last
+        committed state, read without waiting for any writer."""
+        inside = _in_transaction.get() is self
+        return await self._in_thread(_fetch, sql, tuple(params), None, reader=not inside)
 
     async def fetch_one(self, sql: str, params: Iterable[Any] = ()) -> Row | None:
-        async with self.transaction(), self._conn.execute(sql, tuple(params)) as cursor:
-            row: Row | None = await cursor.fetchone()
-            return row
+        inside = _in_transaction.get() is self
+        rows = await self._in_thread(_fetch, sql, tuple(params), 1, reader=not inside)
+        return rows[0] if rows else None
 
     async def integrity_check(self) -> str:
         row = await self.fetch_one("PRAGMA integrity_check")
         return str(row[0]) if row else "no answer"
+
+
+async def _configure(conn: aiosqlite.Connection, synchronous: str) -> None:
+    """What every connection to the database is set to (a pragma holds for one connection only)."""
+    conn.row_factory = aiosqlite.Row
+    await conn.execute(f"PRAGMA synchronous = {synchronous}")
+    await conn.execute("PRAGMA foreign_keys = ON")
+    await conn.execute("PRAGMA busy_timeout = 5000")
+
+
+def _changed(sql: str, params: tuple[Any, ...], conn: sqlite3.Connection) -> int:
+    return int(conn.execute(sql, params).rowcount)
+
+
+def _inserted(sql: str, params: tuple[Any, ...], conn: sqlite3.Connection) -> int:
+    cursor = conn.execute(sql, params)
+    if cursor.lastrowid is None:
+        raise sqlite3.OperationalError(f"no row was inserted by {sql.split()[0:3]}")
+    return int(cursor.lastrowid)
+
+
+def _many(sql: str, rows: list[tuple[Any, ...]], conn: sqlite3.Connection) -> None:
+    conn.executemany(sql, rows)
+
+
+def _fetch(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...], limit: int | None) -> list[Row]:
+    cursor = conn.execute(sql, params)
+    try:
+        return cursor.fetchall() if limit is None else cursor.fetchmany(limit)
+    finally:
+        cursor.close()
 
 
 def _run_batch(conn: sqlite3.Connection, works: list[Work]) -> list[object]:

@@ -1,0 +1,73 @@
+"""The overall sending budget: never past it however many chats ask at once, in turn, urgent work first."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from bot.budget import Budget
+
+WINDOW = 0.2
+
+
+def most_in_a_window(times: list[float], window: float) -> int:
+    times = sorted(times)
+    return max((sum(1 for u in times if t <= u < t + window) for t in times), default=0)
+
+
+async def test_a_hundred_chats_asking_at_once_never_go_past_the_budget_and_all_get_their_turn() -> None:
+    budget = Budget(5, WINDOW, time.monotonic)
+    sent: list[float] = []
+
+    async def chat() -> None:
+        slot = await budget.take(urgent=False)
+        sent.append(time.monotonic())
+        await asyncio.sleep(0.001)  # the request on its way
+        budget.done(slot, 1)
+
+    started = time.monotonic()
+    await asyncio.wait_for(asyncio.gather(*(chat() for _ in range(100))), 10)
+    assert len(sent) == 100
+    assert most_in_a_window(sent, WINDOW) <= 5
+    # Granted as slots free up, not in bursts a window apart: 100 sends at 5 a window take about 20 windows.
+    assert time.monotonic() - started < 25 * WINDOW
+
+
+async def test_urgent_work_is_granted_before_redraws_that_asked_earlier() -> None:
+    budget = Budget(1, WINDOW, time.monotonic)
+    order: list[str] = []
+    first = await budget.take(urgent=False)
+
+    async def ask(name: str, urgent: bool) -> None:
+        slot = await budget.take(urgent=urgent)
+        order.append(name)
+        budget.done(slot, 1)
+
+    redraws = [asyncio.create_task(ask(f"redraw {n}", False)) for n in range(3)]
+    await asyncio.sleep(0)
+    reply = asyncio.create_task(ask("reply", True))
+    await asyncio.sleep(0)
+    budget.done(first, 1)
+    await asyncio.wait_for(asyncio.gather(*redraws, reply), 10)
+    assert order == ["reply", "redraw 0", "redraw 1", "redraw 2"]
+
+
+async def test_a_slot_that_sent_nothing_goes_to_the_next_at_once() -> None:
+    budget = Budget(1, 10.0, time.monotonic)  # a used slot would hold for ten seconds
+    slot = await budget.take(urgent=False)
+    waiter = asyncio.create_task(budget.take(urgent=False))
+    await asyncio.sleep(0.01)
+    assert not waiter.done() and budget.waiting() == 1
+    budget.done(slot, 0)  # the redraw showed that already: nothing went out
+    await asyncio.wait_for(waiter, 1)
+
+
+async def test_a_cancelled_waiter_does_not_hold_the_queue() -> None:
+    budget = Budget(1, WINDOW, time.monotonic)
+    slot = await budget.take(urgent=False)
+    gone = asyncio.create_task(budget.take(urgent=False))
+    after = asyncio.create_task(budget.take(urgent=False))
+    await asyncio.sleep(0)
+    gone.cancel()
+    budget.done(slot, 0)
+    await asyncio.wait_for(after, 1)
