@@ -1,8 +1,9 @@
 """Telegram's overall sending budget (about 30 messages a second for the whole bot), granted in turn.
 
 Every chat's outbox task asks for a slot before it sends. A slot is granted at once while the last window
-holds fewer sends than the budget and nobody waits; otherwise the asker joins a queue (work somebody waits
-for ahead of redraws) and one timer grants the next slot when the oldest send leaves the window. Each grant
+holds fewer sends than the budget and nobody waits; otherwise the asker joins the queue of its rank (work
+somebody waits for first, then the hands of players who must act now, then every other redraw) and one timer
+grants the next slot when the oldest send leaves the window. Each grant
 is counted from the moment it is made, so chats asking together cannot all pass on the same count, and
 moved to when Telegram answered once the send is done, as a chat's own spacing is. Without the queue, a few
 hundred busy chats all slept until the same instant, woke together, all went past the budget at once and
@@ -16,6 +17,8 @@ import contextlib
 from collections import deque
 from collections.abc import Callable
 
+URGENT, SOON, LATER = 0, 1, 2  # ranks: a reply or result; a hand whose player must act; any other redraw
+
 
 class Budget:
     def __init__(self, budget: int, window: float, clock: Callable[[], float]) -> None:
@@ -23,7 +26,7 @@ class Budget:
         self.window = window
         self.clock = clock
         self._sent: deque[float] = deque()  # grants and sends in the last window, oldest first
-        self._queues: tuple[deque[asyncio.Future[float]], ...] = (deque(), deque())  # urgent, redraws
+        self._queues: tuple[deque[asyncio.Future[float]], ...] = (deque(), deque(), deque())  # by rank
         self._timer: asyncio.TimerHandle | None = None
 
     def free_in(self) -> float:
@@ -38,13 +41,12 @@ class Budget:
     def waiting(self) -> int:
         return sum(len(q) for q in self._queues)
 
-    async def take(self, urgent: bool) -> float:
-        """A slot for one send; returns its stamp, to hand back to ``done``."""
-        ahead = self._queues[0] if urgent else self._queues[0] or self._queues[1]
-        if not ahead and self.free_in() == 0:
+    async def take(self, rank: int) -> float:
+        """A slot for one send of ``rank``; returns its stamp, to hand back to ``done``."""
+        if not any(self._queues[: rank + 1]) and self.free_in() == 0:
             return self._grant()
         future: asyncio.Future[float] = asyncio.get_running_loop().create_future()
-        self._queues[0 if urgent else 1].append(future)
+        self._queues[rank].append(future)
         self._schedule()
         return await future
 

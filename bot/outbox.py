@@ -23,6 +23,7 @@ from typing import Literal
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
+from bot import budget
 from bot.budget import Budget
 
 log = logging.getLogger(__name__)
@@ -73,7 +74,7 @@ MigratedHook = Callable[[int, int], Awaitable[None]]
 @dataclass
 class _Chat:
     urgent: deque[tuple[Draft, asyncio.Future[int | None]]] = field(default_factory=deque)
-    dirty: dict[Key, None] = field(default_factory=dict)  # redraws, in marking order
+    dirty: dict[Key, bool] = field(default_factory=dict)  # redraws in marking order: True, soon
     sent: deque[float] = field(default_factory=deque)  # when each send of the window went out
     last_redraw: float = 0.0
     blocked_until: float = 0.0  # a 429's retry_after
@@ -110,11 +111,13 @@ class Outbox:
 
     # ------------------------------------------------------------------ what the bot asks
 
-    def mark(self, chat_id: int, key: Key) -> None:
-        """This message shows something else now: draw and send it when its turn comes."""
+    def mark(self, chat_id: int, key: Key, *, soon: bool = False) -> None:
+        """This message shows something else now: draw and send it when its turn comes (``soon``: somebody
+        must act on it, so it goes ahead of other redraws when the overall budget is short)."""
         if self._closed or chat_id in self._refused:
             return
-        self._chat(chat_id).dirty[key] = None
+        dirty = self._chat(chat_id).dirty
+        dirty[key] = dirty.get(key, False) or soon
         self._kick(chat_id)
 
     async def send(
@@ -206,19 +209,25 @@ class Outbox:
                 with contextlib.suppress(TimeoutError):  # urgent work arriving cuts a redraw's wait short
                     await asyncio.wait_for(chat.wake.wait(), wait)
                 continue
-            slot, calls = await self._budget.take(urgent=not redraw), chat.calls
+            rank = budget.URGENT if not redraw else budget.SOON if any(chat.dirty.values()) else budget.LATER
+            slot, calls = await self._budget.take(rank), chat.calls
             if chat_id in self._refused or self._closed or not (chat.urgent or chat.dirty):
                 self._budget.done(slot, 0)
                 continue
             waiting = chat.urgent[0] if chat.urgent else None
             key = next((k for k in chat.dirty if k[0] in URGENT), None)  # what came while it waited
+            was_soon = False
             try:
                 if waiting is not None:
                     message_id = await self._deliver(waiting[0])
                     self._settle(chat, message_id)
                 else:
-                    key = key or next(iter(chat.dirty))
-                    del chat.dirty[key]
+                    key = (
+                        key
+                        or next((k for k, soon in chat.dirty.items() if soon), None)
+                        or next(iter(chat.dirty))
+                    )
+                    was_soon = chat.dirty.pop(key)
                     found = await self.source(key)
                     message_id = await self._deliver(found) if found is not None else None
                     if key[0] not in URGENT:
@@ -228,7 +237,7 @@ class Outbox:
                         await self.on_sent(key, message_id)  # a new message (or one sent anew)
             except _TryAgain as again:
                 if waiting is None and key is not None:
-                    chat.dirty[key] = None  # drawn anew when its turn comes again
+                    chat.dirty[key] = chat.dirty.get(key, False) or was_soon  # drawn anew in its turn
                 chat.failures += again.failure
                 if chat.failures > MAX_FAILURES and waiting is not None:
                     log.error("giving up a message to chat %s after %d failures", chat_id, chat.failures)

@@ -64,11 +64,13 @@ class Presenter(Redraw):
         closed = live.table.status in CLOSED
         if live.game is None and not closed:
             return
+        game = live.game
+        to_act = game.to_act() if game is not None and not game.over and not closed else ()
         for seat in live.table.seats:
             self.selected.pop((table_id, seat.seat), None)
             # A table that ended without a result only corrects the hand messages it had sent.
             if seat.user_id is not None and (not closed or seat.hand_message_id is not None):
-                self.outbox.mark(seat.user_id, ("hand", table_id, seat.seat))
+                self.outbox.mark(seat.user_id, ("hand", table_id, seat.seat), soon=seat.seat in to_act)
 
     def result(self, table_id: int) -> None:
         live = self._live(table_id)
@@ -97,7 +99,7 @@ class Presenter(Redraw):
         at = live.table.seats[seat]
         if at.user_id is not None and at.hand_message_id is not None:
             self.ringing[(table_id, seat)] = at.hand_message_id
-            self.outbox.mark(at.user_id, ("hand", table_id, seat))
+            self.outbox.mark(at.user_id, ("hand", table_id, seat), soon=True)
 
     def pick(self, table_id: int, seat: int, card: int | None) -> None:
         """The second step of covering: remember the picked card (None: back to the hand) and redraw."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from bot.budget import Budget
+from bot.budget import LATER, SOON, URGENT, Budget
 
 WINDOW = 0.2
 
@@ -20,7 +20,7 @@ async def test_a_hundred_chats_asking_at_once_never_go_past_the_budget_and_all_g
     sent: list[float] = []
 
     async def chat() -> None:
-        slot = await budget.take(urgent=False)
+        slot = await budget.take(LATER)
         sent.append(time.monotonic())
         await asyncio.sleep(0.001)  # the request on its way
         budget.done(slot, 1)
@@ -33,29 +33,30 @@ async def test_a_hundred_chats_asking_at_once_never_go_past_the_budget_and_all_g
     assert time.monotonic() - started < 25 * WINDOW
 
 
-async def test_urgent_work_is_granted_before_redraws_that_asked_earlier() -> None:
+async def test_replies_then_hands_that_must_act_are_granted_before_redraws_that_asked_earlier() -> None:
     budget = Budget(1, WINDOW, time.monotonic)
     order: list[str] = []
-    first = await budget.take(urgent=False)
+    first = await budget.take(LATER)
 
-    async def ask(name: str, urgent: bool) -> None:
-        slot = await budget.take(urgent=urgent)
+    async def ask(name: str, rank: int) -> None:
+        slot = await budget.take(rank)
         order.append(name)
         budget.done(slot, 1)
 
-    redraws = [asyncio.create_task(ask(f"redraw {n}", False)) for n in range(3)]
+    redraws = [asyncio.create_task(ask(f"redraw {n}", LATER)) for n in range(3)]
     await asyncio.sleep(0)
-    reply = asyncio.create_task(ask("reply", True))
+    to_act = asyncio.create_task(ask("to act", SOON))
+    reply = asyncio.create_task(ask("reply", URGENT))
     await asyncio.sleep(0)
     budget.done(first, 1)
-    await asyncio.wait_for(asyncio.gather(*redraws, reply), 10)
-    assert order == ["reply", "redraw 0", "redraw 1", "redraw 2"]
+    await asyncio.wait_for(asyncio.gather(*redraws, to_act, reply), 10)
+    assert order == ["reply", "to act", "redraw 0", "redraw 1", "redraw 2"]
 
 
 async def test_a_slot_that_sent_nothing_goes_to_the_next_at_once() -> None:
     budget = Budget(1, 10.0, time.monotonic)  # a used slot would hold for ten seconds
-    slot = await budget.take(urgent=False)
-    waiter = asyncio.create_task(budget.take(urgent=False))
+    slot = await budget.take(LATER)
+    waiter = asyncio.create_task(budget.take(LATER))
     await asyncio.sleep(0.01)
     assert not waiter.done() and budget.waiting() == 1
     budget.done(slot, 0)  # the redraw showed that already: nothing went out
@@ -64,9 +65,9 @@ async def test_a_slot_that_sent_nothing_goes_to_the_next_at_once() -> None:
 
 async def test_a_cancelled_waiter_does_not_hold_the_queue() -> None:
     budget = Budget(1, WINDOW, time.monotonic)
-    slot = await budget.take(urgent=False)
-    gone = asyncio.create_task(budget.take(urgent=False))
-    after = asyncio.create_task(budget.take(urgent=False))
+    slot = await budget.take(LATER)
+    gone = asyncio.create_task(budget.take(LATER))
+    after = asyncio.create_task(budget.take(LATER))
     await asyncio.sleep(0)
     gone.cancel()
     budget.done(slot, 0)
