@@ -13,7 +13,10 @@ measured window. For each N, with Telegram's rate limits off and/or on in the fa
 - accepted moves/s: moves the engine took, counted in the bot's database (the first tap of a two-tap move
   is not one);
 - press→answer p50/p99/max over every press (the time until the bot answered its callback);
-- Bot API calls per move, by method; the bot's CPU per move; its peak RSS.
+- press→own hand redrawn p50/p99: until the presser's hand message shows the move (it waits for the chat's
+  spacing and Telegram's overall budget, 30 sends a second, which caps moves/s once tables are many);
+- Bot API calls per move, by method; the bot's CPU per move; its peak RSS;
+- the bench's own CPU and event-loop lag: if they are high, the latencies are the bench's, not the bot's.
 
 Ends with the largest N held at p99 < 150 ms. The database lives in the system's temp dir.
 """
