@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from bot.callbacks import MovePress, PickPress, decode
 from tests.bot.conftest import Harness
 from tests.bot.fake_telegram import FakeTelegram, Message
+
+T = TypeVar("T")
 
 
 def is_hand(message: Message) -> bool:
@@ -132,3 +135,14 @@ async def start(h: Harness, lobby: Message) -> None:
     """Ann, the creator, deals."""
     answer = await press_and_wait(h.fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
     assert "text" not in answer, answer
+
+
+async def stored(read: Callable[[], Awaitable[T]], check: Callable[[T], bool], what: str) -> T:
+    """What ``read`` gives once ``check`` holds: a message's id is written after Telegram answered the send,
+    so a moment after the message shows."""
+    for _ in range(500):
+        found = await read()
+        if check(found):
+            return found
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what} to be stored")

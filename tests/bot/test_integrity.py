@@ -29,6 +29,7 @@ from tests.bot.players import (
     play_until_over,
     press_and_wait,
     start,
+    stored,
     table_id,
 )
 
@@ -190,12 +191,11 @@ async def test_a_result_not_sent_before_the_process_died_is_sent_after_the_resta
         lambda: next((m for m in fake.bot_messages(GROUP) if is_result(m.text)), None), "the result"
     )
     assert "Fair play" in result.text and "→" in result.text and "Ann" in result.text
-    for _ in range(200):  # its id is written once Telegram has answered the send: a moment after it shows
-        row = await harness.deps.storage.games.current(tid)
-        if row is not None and row.result_message_id == result.message_id:
-            break
-        await asyncio.sleep(0.01)
-    assert row is not None and row.result_message_id == result.message_id
+    await stored(
+        lambda: harness.deps.storage.games.current(tid),
+        lambda row: row is not None and row.result_message_id == result.message_id,
+        "the result's message id",
+    )
     # The table message and both hands show the end (no buttons left).
     await until(lambda: "▶" not in fake.messages[GROUP][lobby.message_id].text, "the final table")
     for at_table in harness.deps.service.live[tid].table.seats:
@@ -289,7 +289,7 @@ async def test_a_bot_whose_move_could_not_be_saved_tries_again_and_the_game_ends
     if live.game.lead == 0:  # let Ann lead, so the next turn is the bot's
         await play_moves(harness, table_id(lobby), 1)
     failed = failing_writes(harness.deps.storage, 2)
-    await until(lambda: failed[0] == 2, "two failed bot moves", timeout=5)
+    await until(lambda: failed[0] == 2, "two failed bot moves", timeout=15)  # retried after 1 s, then 2 s
     result = await play_until_over(fake, GROUP, [1], random.Random(3))
     assert "Practice game" in result
 
