@@ -201,8 +201,7 @@ class Outbox:
     async def _run(self, chat_id: int) -> None:
         chat = self._chat(chat_id)
         while (chat.urgent or chat.dirty) and chat_id not in self._refused and not self._closed:
-            key = next((k for k in chat.dirty if k[0] in URGENT), None)
-            redraw = not chat.urgent and key is None
+            redraw = not chat.urgent and _told_once(chat) is None
             wait = self._wait(chat_id, chat, redraw)
             if wait > 0:
                 chat.wake.clear()
@@ -215,7 +214,7 @@ class Outbox:
                 self._budget.done(slot, 0)
                 continue
             waiting = chat.urgent[0] if chat.urgent else None
-            key = next((k for k in chat.dirty if k[0] in URGENT), None)  # what came while it waited
+            key = _told_once(chat)  # after the wait for a slot: what is there now
             was_soon = False
             try:
                 if waiting is not None:
@@ -344,6 +343,11 @@ class Outbox:
             await self.bot.delete_message(chat_id, message_id)
         except TelegramError as exc:
             log.info("could not delete message %s in chat %s: %s", message_id, chat_id, exc)
+
+
+def _told_once(chat: _Chat) -> Key | None:
+    """A result or a broken-table notice waiting in the chat (they go before its redraws)."""
+    return next((k for k in chat.dirty if k[0] in URGENT), None)
 
 
 class _TryAgain(Exception):
