@@ -8,9 +8,9 @@ outer one. A single write outside a transaction (a move above all, a message id,
 own, and each caller hears back only after the commit.
 
 Reads outside a transaction go to a second, read-only connection with its own thread: in WAL mode it sees
-every committed write, never waits for the writer, and a read is one hop. The redraws read users and chats
-all the time; through the writer's lock each read cost five hops and queued behind the moves and their
-fsyncs (bench/load.py at 300 tables).
+every committed write, never waits for the writer, and a read is one hop. Through the writer's lock, each
+read (those the repositories do not cache: boards, results, replays, restore) cost five hops and queued
+behind the writes and their fsyncs.
 """
 
 from __future__ import annotations
