@@ -234,16 +234,15 @@ async def run(tables: int, seconds: float, limits: bool, pace: tuple[float, floa
             bot.terminate()
             await bot.wait()
             await runner.cleanup()
-    lat = sorted(window.latencies) or [float("nan")]
     per_move = max(1, moves)
     return Figures(
         tables,
         limits,
         http,
         len(window.latencies),
-        lat[len(lat) // 2],
-        lat[min(len(lat) - 1, int(len(lat) * 0.99))],
-        lat[-1],
+        _quantile(window.latencies, 0.5),
+        _quantile(window.latencies, 0.99),
+        max(window.latencies, default=float("nan")),
         _quantile(window.redraws, 0.5),
         _quantile(window.redraws, 0.99),
         moves / elapsed,
