@@ -2,9 +2,12 @@
 the search's iterations per second.
 
     .venv/bin/python bench/engine_speed.py [--games 2000] [--repeats 5] [--decisions 8]
+    .venv/bin/python bench/engine_speed.py --compare 6   # pure Python vs the compiled build, side by side
 
-Says whether the engine is compiled (bench/compile_engine.py) or pure Python: compare the two by running this
-before and after compiling, alternately, in one sitting.
+Says whether the engine is compiled (bench/compile_engine.py) or pure Python. ``--compare`` needs the compiled
+build in place: it runs a pure copy of the engine's sources (in the system temp dir) and the compiled build in
+turn, in fresh processes, and prints each round's speed-up and their median, so that the machine's drift
+falls on both alike.
 
 Each figure is the best of ``--repeats`` runs (the machines are shared and noisy); one core, 36 cards.
 "Deal + playout" counts shuffling and dealing too; "playout" starts from dealt games, as AI search does.
@@ -13,8 +16,13 @@ Each figure is the best of ``--repeats`` runs (the machines are shared and noisy
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import shutil
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -66,14 +74,18 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--decisions", type=int, default=8, help="search decisions timed")
+    parser.add_argument("--compare", type=int, metavar="ROUNDS", help="pure vs compiled, alternately")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one round of --compare
     args = parser.parse_args()
-    import engine.game
-
-    build = (
-        "compiled (mypyc)"
-        if not engine.game.__file__ or engine.game.__file__.endswith(".so")
-        else "pure Python"
-    )
+    if args.compare:
+        compare(args.compare, args.games, args.decisions)
+        return
+    if args.json:
+        _, play = measure(Options(), 2, args.games, 1)
+        iterations, seconds = search_speed(args.decisions)
+        print(json.dumps({"build": _build(), "playouts": play[0], "search": iterations / seconds}))
+        return
+    build = _build()
     print(
         f"Python {sys.version.split()[0]}, engine {build}, {args.games} games per run, best of {args.repeats}"
     )
@@ -97,6 +109,69 @@ def main() -> None:
     print(
         f"ISMCTS: {iterations / seconds:,.0f} iterations/s over {args.decisions} heads-up decisions of 0.5 s"
     )
+
+
+def _build() -> str:
+    import engine.game
+
+    compiled = not engine.game.__file__ or engine.game.__file__.endswith(".so")
+    return "compiled (mypyc)" if compiled else "pure Python"
+
+
+def compare(rounds: int, games: int, decisions: int) -> None:
+    """Heads-up throw-in playouts/s and ISMCTS iterations/s, pure Python and compiled, in alternate fresh
+    processes; each round's ratio and the median ratio."""
+    root = Path(__file__).resolve().parent.parent
+    if not any(root.glob("engine/*.so")):
+        sys.exit("no compiled build: run bench/compile_engine.py first")
+    with tempfile.TemporaryDirectory() as tmp:
+        pure = Path(tmp)
+        shutil.copytree(
+            root / "engine", pure / "engine", ignore=shutil.ignore_patterns("*.so", "__pycache__")
+        )
+        (pure / "bench").mkdir()
+        shutil.copy(__file__, pure / "bench" / "engine_speed.py")
+
+        def run(tree: Path) -> tuple[str, float, float]:
+            script = tree / "bench" / "engine_speed.py"
+            command = [
+                sys.executable,
+                str(script),
+                "--json",
+                "--games",
+                str(games),
+                "--decisions",
+                str(decisions),
+            ]
+            out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+            data = json.loads(out.splitlines()[-1])
+            return str(data["build"]), float(data["playouts"]), float(data["search"])
+
+        print(
+            f"{games} heads-up throw-in playouts and {decisions} ISMCTS decisions of 0.5 s per run, per build"
+        )
+        print(
+            f"{'round':<7}{'pure playouts/s':>16}{'compiled':>10}{'×':>6}{'pure ISMCTS it/s':>18}{'compiled':>10}{'×':>6}"
+        )
+        play_ratios, search_ratios = [], []
+        for r in range(rounds):
+            if r % 2:  # who goes first alternates
+                b = run(root)
+                a = run(pure)
+            else:
+                a = run(pure)
+                b = run(root)
+            assert a[0] == "pure Python" and b[0] == "compiled (mypyc)", (a, b)
+            play_ratios.append(b[1] / a[1])
+            search_ratios.append(b[2] / a[2])
+            print(
+                f"{r + 1:<7}{a[1]:>16,.0f}{b[1]:>10,.0f}{play_ratios[-1]:>6.2f}"
+                f"{a[2]:>18,.0f}{b[2]:>10,.0f}{search_ratios[-1]:>6.2f}"
+            )
+        print(
+            f"median speed-up: playouts {statistics.median(play_ratios):.2f}×, "
+            f"ISMCTS {statistics.median(search_ratios):.2f}×"
+        )
 
 
 def search_speed(decisions: int) -> tuple[int, float]:

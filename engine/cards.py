@@ -9,6 +9,7 @@ hand, the discard) is an int with bit ``card`` set; every rule check is a few in
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Final
 
 Card = int  # rank * 4 + suit
 CardMask = int  # a set of cards: bit ``card`` set for each
@@ -20,15 +21,15 @@ RANK_CODES = "23456789TJQKA"
 SUITS = ("♠", "♣", "♦", "♥")
 SUIT_CODES = "scdh"
 
-SIX = 4  # the rank index of a six: "pogony" are sixes
+SIX: Final = 4  # the rank index of a six: "pogony" are sixes
 
-BIT = tuple(1 << c for c in range(52))  # BIT[card]: the mask of one card
-RANK_MASK = tuple(0xF << (4 * r) for r in range(13))
-SUIT_MASK = tuple(sum(1 << (4 * r + s) for r in range(13)) for s in range(4))
+BIT: Final = tuple(1 << c for c in range(52))  # BIT[card]: the mask of one card
+RANK_MASK: Final = tuple(0xF << (4 * r) for r in range(13))
+SUIT_MASK: Final = tuple(sum(1 << (4 * r + s) for r in range(13)) for s in range(4))
 
 # The lowest rank of each deck size: 24 cards start at 9, 36 at 6, 52 at 2.
 _LOWEST_RANK = {24: 7, 36: 4, 52: 0}
-DECK_MASK = {size: ((1 << 52) - 1) & ~((1 << (4 * low)) - 1) for size, low in _LOWEST_RANK.items()}
+DECK_MASK: Final = {size: ((1 << 52) - 1) & ~((1 << (4 * low)) - 1) for size, low in _LOWEST_RANK.items()}
 
 # BEATERS[trump][card]: every card (of any deck) that may cover ``card`` when ``trump`` is the trump suit.
 BEATERS: tuple[tuple[int, ...], ...] = tuple(

@@ -39,18 +39,15 @@ from engine.moves import (
     COVER_KIND,
     COVER_ON,
     COVER_SHIFT,
-    COVERING_PART,
     KIND_MASK,
     LEAD_KIND,
     PASS,
     PASS_KIND,
     SHOW_TRUMP_KIND,
-    SHOW_TRUMP_OF,
     TAKE,
     TAKE_KIND,
-    THROW_IN_OF,
+    THROW_IN_KIND,
     TRANSFER_KIND,
-    TRANSFER_OF,
     Kind,
     Move,
     lead_of,
@@ -59,20 +56,19 @@ from engine.options import Options, RematchLead
 from engine.rules import HAND_SIZE, Rules, rules_for, team_of
 
 
-def _each(mask: int, move_of: dict[int, Move]) -> list[Move]:
-    """The move of each card of ``mask``, lowest card first."""
+def _each(mask: int, kind: int) -> list[Move]:
+    """The move of ``kind`` (throw-in, transfer, shown trump) with each card of ``mask``, lowest card first.
+    (Arithmetic rather than a table keyed by the card's bit: compiled, a big-int key costs an allocation.)"""
     moves = []
     while mask:
         low = mask & -mask
-        moves.append(move_of[low])
+        moves.append(kind | (low.bit_length() - 1) << CARDS_SHIFT)
         mask ^= low
     return moves
 
 
-# a lead's card mask -> (its cards, the mask of its rank): every non-empty set of cards of one rank
-_LED = {
-    sub << 4 * r: (tuple(cards_of(sub << 4 * r)), RANK_MASK[r]) for r in range(13) for sub in range(1, 16)
-}
+# a rank's nibble of a lead (1..15) -> the suits of its cards, lowest first
+_SUITS_OF: Final = tuple(tuple(s for s in range(4) if sub >> s & 1) for sub in range(16))
 
 
 class Opening:
@@ -93,18 +89,47 @@ class Applied:
     events: tuple[Event, ...]
 
 
-@dataclass(frozen=True, slots=True)
 class Result:
-    places: tuple[int, ...]  # per seat; 1 is best, shared places are ties; the losers share the last place
-    durak: int | None  # the one durak, if there is exactly one
-    losers: tuple[
-        int, ...
-    ]  # seats that lost: the durak, or in team play every card holder of the losing team
-    draw: bool
-    drawn: tuple[int, ...]  # seats in the draw
-    pogony: bool
-    losing_team: int | None  # team play: 0 (seats 1,3,5) or 1 (seats 2,4,6), see rules.team_of
-    bouts: int
+    """How a game ended. Read-only (``Final``); a plain class rather than a frozen dataclass because a
+    playout ends in one, and compiled, a dataclass is built through its generated Python ``__init__``."""
+
+    __slots__ = ("bouts", "draw", "drawn", "durak", "losers", "losing_team", "places", "pogony")
+
+    def __init__(
+        self,
+        places: tuple[int, ...],
+        durak: int | None,
+        losers: tuple[int, ...],
+        draw: bool,
+        drawn: tuple[int, ...],
+        pogony: bool,
+        losing_team: int | None,
+        bouts: int,
+    ) -> None:
+        # per seat; 1 is best, shared places are ties; the losers share the last place
+        self.places: Final = places
+        self.durak: Final = durak  # the one durak, if there is exactly one
+        # seats that lost: the durak, or in team play every card holder of the losing team
+        self.losers: Final = losers
+        self.draw: Final = draw
+        self.drawn: Final = drawn  # seats in the draw
+        self.pogony: Final = pogony
+        self.losing_team: Final = losing_team  # team play: 0 (seats 1,3,5) or 1 (seats 2,4,6), see team_of
+        self.bouts: Final = bouts
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.places, self.durak, self.losers, self.draw, self.drawn, self.pogony, self.losing_team,
+                self.bouts)  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Result) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        names = ("places", "durak", "losers", "draw", "drawn", "pogony", "losing_team", "bouts")
+        return "Result(" + ", ".join(f"{n}={v!r}" for n, v in zip(names, self._key(), strict=True)) + ")"
 
     def lost(self, seat: int) -> bool:
         """The seat lost: it is the durak, or in team play it is on the losing team."""
@@ -463,7 +488,7 @@ class Game:
     def _throw_ins(self, hand: int) -> list[Move]:
         """Of a thrower who may add now: every card of a rank on the table, and Pass if the defender does
         not have to answer first."""
-        moves = _each(hand & self.ranks, THROW_IN_OF)
+        moves = _each(hand & self.ranks, THROW_IN_KIND)
         if moves and (self.taking or not self.unbeaten):
             moves.append(PASS)
         return moves
@@ -477,7 +502,7 @@ class Game:
         return moves
 
     def _defences(self, seat: int, hand: int) -> list[Move]:
-        beaters, covering = self.beaters, COVERING_PART
+        beaters = self.beaters
         moves = []
         for a, c in zip(self.attack, self.cover):  # noqa: B905 - equal lengths; a keyword slows the hot path
             if c < 0:
@@ -485,7 +510,7 @@ class Game:
                 on = COVER_ON[a]
                 while m:
                     low = m & -m
-                    moves.append(on | covering[low])
+                    moves.append(on | (low.bit_length() - 1) << COVER_SHIFT)
                     m ^= low
         moves.append(TAKE)
         if self.rules.transfer and self._transfer_open():
@@ -494,9 +519,9 @@ class Game:
             if target >= 0:
                 held, count = self.hands[target].bit_count(), len(self.attack)
                 if count < self.attack_limit and held > count:
-                    moves += _each(same, TRANSFER_OF)
+                    moves += _each(same, TRANSFER_KIND)
                 if self.rules.show_trump and not self.shown >> seat & 1 and held >= count:
-                    moves += _each(same & SUIT_MASK[self.trump], SHOW_TRUMP_OF)
+                    moves += _each(same & SUIT_MASK[self.trump], SHOW_TRUMP_KIND)
         return moves
 
     def _transfer_open(self) -> bool:
@@ -577,13 +602,14 @@ class Game:
         kind = move & KIND_MASK
         if kind == LEAD_KIND:
             mask = move >> CARDS_SHIFT
-            led, self.ranks = _LED[mask]
-            self.attack = list(led)
-            self.cover = [-1] * len(led)
-            self.unbeaten = len(led)
+            base = lowest(mask) & ~3  # the rank's two of spades, so to speak: every card led is base + suit
+            self.attack = [base + s for s in _SUITS_OF[mask >> base & 15]]
+            self.ranks = RANK_MASK[base >> 2]
+            self.unbeaten = n = len(self.attack)
+            self.cover = [-1] * n
             self.on_table = mask
             if log is not None:
-                log.append(Event(EventKind.LED, seat, led))
+                log.append(Event(EventKind.LED, seat, tuple(self.attack)))
         elif kind == COVER_KIND:
             a, c = (move >> CARDS_SHIFT) & CARD_MASK, move >> COVER_SHIFT
             self.cover[self.attack.index(a)] = c
@@ -704,15 +730,16 @@ class Game:
         for s in order:
             need = HAND_SIZE - hands[s].bit_count()
             if need > 0:
-                drawn = talon[-need:]
-                del talon[-need:]
-                for c in drawn:
-                    hands[s] |= BIT[c]
+                hand, count, c = hands[s], min(need, len(talon)), -1
+                for _ in range(count):
+                    c = talon.pop()
+                    hand |= BIT[c]
+                hands[s] = hand
                 if log is not None:
-                    log.append(Event(EventKind.DREW, s, count=len(drawn)))
+                    log.append(Event(EventKind.DREW, s, count=count))
                 if not talon:
-                    if drawn[0] == self.trump_card:  # everybody watched the face-up trump go into this hand
-                        self.known[s] |= BIT[drawn[0]]
+                    if c == self.trump_card:  # everybody watched the face-up trump go into this hand
+                        self.known[s] |= BIT[c]
                     for t in order:
                         if not hands[t]:
                             self._go_out(t)

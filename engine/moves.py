@@ -3,7 +3,7 @@
 A move is ``kind | payload << 3``. Payloads: a lead carries the mask of its cards; a throw-in, transfer or
 shown trump one card; a cover the attack card and the covering card. Take and pass carry nothing. This module
 owns that encoding: the rest of the engine builds and reads moves through its functions, or on hot paths
-through the constants and per-card tables below, never with bit shifts of its own.
+through the constants and the per-card table below, never with bit shifts of its own.
 
 Strings: ``l6s6c`` lead 6♠ 6♣ · ``t7h`` throw in 7♥ · ``c7h8h`` cover 7♥ with 8♥ · ``x`` take · ``p`` pass
 · ``r7d`` transfer with 7♦ · ``s7d`` transfer by showing the trump 7♦.
@@ -12,41 +12,45 @@ Strings: ``l6s6c`` lead 6♠ 6♣ · ``t7h`` throw in 7♥ · ``c7h8h`` cover 7�
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Final
 
 from engine.cards import card_code, card_str, cards_of, mask_of, parse_card
 
 Move = int
 
 
-class Kind(IntEnum):
-    LEAD = 0
-    THROW_IN = 1
-    COVER = 2
-    TAKE = 3
-    PASS = 4
-    TRANSFER = 5
-    SHOW_TRUMP = 6
-
-
-TAKE: Move = int(Kind.TAKE)
-PASS: Move = int(Kind.PASS)
-
 # For hot loops, where an IntEnum member would cost an attribute lookup each time: the kinds as plain ints,
 # and the layout (``move & KIND_MASK`` is the kind, ``move >> CARDS_SHIFT`` a lead's card mask or the one card
 # of a throw-in, transfer or shown trump; a cover's attack card is ``move >> CARDS_SHIFT & CARD_MASK`` and its
-# covering card ``move >> COVER_SHIFT``).
-LEAD_KIND, THROW_IN_KIND, COVER_KIND = int(Kind.LEAD), int(Kind.THROW_IN), int(Kind.COVER)
-TAKE_KIND, PASS_KIND = int(Kind.TAKE), int(Kind.PASS)
-TRANSFER_KIND, SHOW_TRUMP_KIND = int(Kind.TRANSFER), int(Kind.SHOW_TRUMP)
-KIND_MASK, CARDS_SHIFT, CARD_MASK, COVER_SHIFT = 7, 3, 63, 9
+# covering card ``move >> COVER_SHIFT``). ``Final``: compiled, they become C constants rather than lookups.
+LEAD_KIND: Final = 0
+THROW_IN_KIND: Final = 1
+COVER_KIND: Final = 2
+TAKE_KIND: Final = 3
+PASS_KIND: Final = 4
+TRANSFER_KIND: Final = 5
+SHOW_TRUMP_KIND: Final = 6
+KIND_MASK: Final = 7
+CARDS_SHIFT: Final = 3
+CARD_MASK: Final = 63
+COVER_SHIFT: Final = 9
 
-# A card's bit -> the move that plays that card: thrown in, transferred with, shown, or (COVERING_PART) the
-# covering card's part of a cover, to be or-ed with COVER_ON[attack card].
-THROW_IN_OF = {1 << c: THROW_IN_KIND | c << CARDS_SHIFT for c in range(52)}
-TRANSFER_OF = {1 << c: TRANSFER_KIND | c << CARDS_SHIFT for c in range(52)}
-SHOW_TRUMP_OF = {1 << c: SHOW_TRUMP_KIND | c << CARDS_SHIFT for c in range(52)}
-COVERING_PART = {1 << c: c << COVER_SHIFT for c in range(52)}
-COVER_ON = tuple(COVER_KIND | c << CARDS_SHIFT for c in range(52))
+
+class Kind(IntEnum):
+    LEAD = LEAD_KIND
+    THROW_IN = THROW_IN_KIND
+    COVER = COVER_KIND
+    TAKE = TAKE_KIND
+    PASS = PASS_KIND
+    TRANSFER = TRANSFER_KIND
+    SHOW_TRUMP = SHOW_TRUMP_KIND
+
+
+TAKE: Final[Move] = TAKE_KIND
+PASS: Final[Move] = PASS_KIND
+
+# COVER_ON[attack card]: a cover of that card, to be or-ed with ``covering card << COVER_SHIFT``.
+COVER_ON: Final = tuple(COVER_KIND | c << CARDS_SHIFT for c in range(52))
 
 _LETTER = {
     Kind.LEAD: "l",

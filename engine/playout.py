@@ -11,8 +11,7 @@ def random_playout(game: Game, rng: random.Random) -> Result:
     """Play ``game`` to the end with uniformly random legal moves of the seats on the clock (throwers wait
     for the defender, as a table with timers does). Mutates ``game``; returns its result."""
     pick = rng.random
-    turn, push = game.turn, game.push
-    while game.result is None:
-        seat, moves = turn(pick)
-        push(seat, moves[int(pick() * len(moves))])
+    while game.result is None:  # method calls, not bound-method locals: compiled, those are native calls
+        seat, moves = game.turn(pick)
+        game.push(seat, moves[int(pick() * len(moves))])
     return game.result

@@ -9,12 +9,13 @@ warm across the thousands of games an AI plays out.
 from __future__ import annotations
 
 import functools
+from typing import Final
 
 from engine.cards import DECK_MASK, lowest
 from engine.moves import Move, lead_of
 from engine.options import AttackCap, Options, ThrowIn, Variant
 
-HAND_SIZE = 6
+HAND_SIZE: Final = 6
 
 Bout = tuple[int, int, tuple[int, ...]]  # (lead attacker, defender, throwers)
 

@@ -9,6 +9,7 @@ then a random legal move, so playouts do not all follow one line.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from engine.cards import RANK_MASK, SUIT_MASK, lowest
 from engine.game import Game, Result
@@ -26,10 +27,10 @@ from engine.moves import (
     lead_of,
 )
 
-TRUMP_PREMIUM = 13  # a trump outranks every plain card
-EXPLORE = 0.08  # share of random moves in playouts
-_HIGH_TRUMP = 10  # queens and up: covering with them early costs more than taking
-_JACK = 9
+TRUMP_PREMIUM: Final = 13  # a trump outranks every plain card
+EXPLORE: Final = 0.08  # share of random moves in playouts
+_HIGH_TRUMP: Final = 10  # queens and up: covering with them early costs more than taking
+_JACK: Final = 9
 
 
 def cost(card: int, trump: int) -> int:
@@ -92,11 +93,10 @@ def _defence(game: Game, hand: int, trumps: int, moves: list[Move]) -> Move:
 def playout(game: Game, random: Callable[[], float]) -> Result:
     """Play ``game`` to the end with the policy (mutates it); the seat on the clock is drawn at random when
     several throwers may act."""
-    turn, push = game.turn, game.push
-    while game.result is None:
-        seat, moves = turn(random)
+    while game.result is None:  # method calls, not bound-method locals: compiled, those are native calls
+        seat, moves = game.turn(random)
         if random() < EXPLORE:
-            push(seat, moves[int(random() * len(moves))])
+            game.push(seat, moves[int(random() * len(moves))])
         else:
-            push(seat, policy_move(game, seat, moves))
+            game.push(seat, policy_move(game, seat, moves))
     return game.result

@@ -21,6 +21,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from engine.ai.heuristic import HeuristicPlayer
 from engine.ai.policy import playout, policy_move, rewards
@@ -29,9 +30,9 @@ from engine.ai.worlds import Worlds
 from engine.moves import TAKE, Move
 from engine.views import View
 
-EXPLORATION = 0.7
-TIE = 1.0  # standard errors within which two moves' means count as a tie (see SearchPlayer._pick)
-SEAT_BITS = (
+EXPLORATION: Final = 0.7
+TIE: Final = 1.0  # standard errors within which two moves' means count as a tie (see SearchPlayer._pick)
+SEAT_BITS: Final = (
     3  # an edge's key packs (seat, move) into one int: ``seat | move << SEAT_BITS`` (seats are below 8)
 )
 

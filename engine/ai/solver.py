@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Final
 
 from engine.ai.policy import policy_move, rewards
 from engine.ai.worlds import Worlds
 from engine.game import Game
 from engine.moves import Move
 
-DRAW = 0.5
+DRAW: Final = 0.5
 
 
 class OutOfBudget(Exception):
