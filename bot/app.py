@@ -64,9 +64,12 @@ def build_application(
         .post_shutdown(_stopped)
     )
     if request is None and settings.telegram_http == "aiohttp":
-        request, updates_request = AiohttpRequest(), AiohttpRequest(1, read_timeout=None)
+        request = AiohttpRequest(settings.telegram_connections)
+        updates_request = AiohttpRequest(1, read_timeout=None)
     if request is not None:
         builder = builder.request(request).get_updates_request(updates_request or request)
+    else:
+        builder = builder.connection_pool_size(settings.telegram_connections)
     application = builder.build()
     application.bot_data["settings"] = settings
 
