@@ -3,6 +3,7 @@
     .venv/bin/python bench/load.py --tables 50 100 200 300 --seconds 60 --pace 2 8
     .venv/bin/python bench/load.py --tables 100 --limits off on
     .venv/bin/python bench/load.py --tables 300 --pace 2 8 --http httpx aiohttp
+    .venv/bin/python bench/load.py --tables 100 300 --pace 2 8 --database sqlite postgresql
 
 The bot runs as its own process (``python -m bot``) and talks real HTTP on 127.0.0.1 to the fake Bot API,
 which runs here with the simulated users (``--http``: the bot's request layer, TELEGRAM_HTTP). Each table has two players who press a random move of their hand
@@ -18,7 +19,9 @@ measured window. For each N, with Telegram's rate limits off and/or on in the fa
 - Bot API calls per move, by method; the bot's CPU per move; its peak RSS;
 - the bench's own CPU and event-loop lag: if they are high, the latencies are the bench's, not the bot's.
 
-Ends with the largest N held at p99 < 150 ms. The database lives in the system's temp dir.
+Ends with the largest N held at p99 < 150 ms. The database lives in the system's temp dir, or with
+``--database postgresql`` in a fresh database on a throwaway PostgreSQL server (tests/postgres.py: the
+installed binaries, or ``DURAK_TEST_POSTGRES_URL``).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.callbacks import MovePress, PickPress, decode
+from tests import postgres
 from tests.bot.fake_telegram import TOKEN, FakeTelegram, Message, RateLimits
 from tests.bot.players import hand_message, is_result
 
@@ -182,7 +186,15 @@ class Figures:
     bench_lag_p99: float  # how late the bench's own event loop ran: high, and the latencies are the bench's
 
 
-async def run(tables: int, seconds: float, limits: bool, pace: tuple[float, float], http: str) -> Figures:
+async def run(
+    tables: int,
+    seconds: float,
+    limits: bool,
+    pace: tuple[float, float],
+    http: str,
+    postgres: str | None = None,
+) -> Figures:
+    """One measured run; ``postgres``: the URL of an empty database to keep the bot's data in, else SQLite."""
     fake = FakeTelegram(limits=RateLimits() if limits else None)
     runner, port = await fake.serve()
     with tempfile.TemporaryDirectory() as tmp:
@@ -195,6 +207,7 @@ async def run(tables: int, seconds: float, limits: bool, pace: tuple[float, floa
             "LOG_LEVEL": "WARNING",
             "AI_WORKERS": "0",  # no bots at these tables: no worker processes to start
             "TELEGRAM_HTTP": http,
+            **({"DATABASE_URL": postgres} if postgres else {}),
         }
         profile = (
             ["-m", "cProfile", "-o", os.environ["BENCH_PROFILE"]] if os.environ.get("BENCH_PROFILE") else []
@@ -228,7 +241,7 @@ async def run(tables: int, seconds: float, limits: bool, pace: tuple[float, floa
             cpu = _cpu_seconds(bot.pid) - cpu
             own = time.process_time() - own
             calls = fake.calls - calls
-            moves = _moves_between(database, started_wall, started_wall + elapsed)
+            moves = _moves_between(postgres or database, started_wall, started_wall + elapsed)
             rss = _peak_rss_mib(bot.pid)
         finally:
             bot.terminate()
@@ -268,8 +281,16 @@ async def _loop_lag(lags: list[float]) -> None:
         lags.append(time.monotonic() - t - 0.005)
 
 
-def _moves_between(database: Path, start: float, end: float) -> int:
+def _moves_between(database: Path | str, start: float, end: float) -> int:
     """Moves the engine accepted in the window: the bot logs each one (and nothing else) as an event."""
+    if isinstance(database, str):
+        import psycopg
+
+        with psycopg.connect(database) as pg:
+            found = pg.execute(
+                "SELECT COUNT(*) FROM events WHERE at >= %s AND at < %s", (start, end)
+            ).fetchone()
+        return int(found[0]) if found else 0
     with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as conn:
         (count,) = conn.execute(
             "SELECT COUNT(*) FROM events WHERE at >= ? AND at < ?", (start, end)
@@ -298,17 +319,32 @@ def main() -> None:
     parser.add_argument("--pace", type=float, nargs=2, default=(0.0, 0.0), metavar=("MIN", "MAX"))
     parser.add_argument("--limits", choices=["off", "on"], nargs="+", default=["off"])
     parser.add_argument("--http", choices=["httpx", "aiohttp"], nargs="+", default=["aiohttp"])
+    parser.add_argument("--database", choices=["sqlite", "postgresql"], nargs="+", default=["sqlite"])
     args = parser.parse_args()
+    with contextlib.ExitStack() as stack:
+        server = stack.enter_context(postgres.server()) if "postgresql" in args.database else None
+        if "postgresql" in args.database and server is None:
+            sys.exit(postgres.reason())
+        measure(args, server)
+
+
+def measure(args: argparse.Namespace, server: str | None) -> None:
     pace = (args.pace[0], args.pace[1])
     print(f"pace {pace[0]:g}–{pace[1]:g} s a move, {args.seconds:g} s measured per run")
-    held: dict[tuple[str, bool], int] = {}
-    modes = [(http, mode == "on") for http in args.http for mode in args.limits]
-    for http, limits in modes:
+    held: dict[tuple[str, bool, str], int] = {}
+    modes = [(http, mode == "on", db) for db in args.database for http in args.http for mode in args.limits]
+    for http, limits, db in modes:
         for tables in args.tables:
-            f = asyncio.run(run(tables, args.seconds, limits, pace, http))
+            with contextlib.ExitStack() as fresh:
+                url = (
+                    fresh.enter_context(postgres.fresh_database(server))
+                    if server and db != "sqlite"
+                    else None
+                )
+                f = asyncio.run(run(tables, args.seconds, limits, pace, http, url))
             calls = ", ".join(f"{m} {n:.2f}" for m, n in f.calls_per_move.items() if n >= 0.01)
             print(
-                f"{f.tables:>5} tables, {http}, limits {'on ' if limits else 'off'}: "
+                f"{f.tables:>5} tables, {db}, {http}, limits {'on ' if limits else 'off'}: "
                 f"{f.moves_per_second:7.1f} moves/s, press→answer p50 {f.p50 * 1e3:6.1f} p99 {f.p99 * 1e3:7.1f} "
                 f"max {f.worst * 1e3:7.1f} ms ({f.presses:,} presses, {f.rematches} rematches), "
                 f"press→own hand redrawn p50 {f.redraw_p50:.2f} p99 {f.redraw_p99:.2f} s, "
@@ -318,11 +354,11 @@ def main() -> None:
                 flush=True,
             )
             if f.p99 < P99_TARGET:
-                held[http, limits] = max(held.get((http, limits), 0), tables)
-    for http, limits in modes:
-        n = held.get((http, limits))
+                held[http, limits, db] = max(held.get((http, limits, db), 0), tables)
+    for http, limits, db in modes:
+        n = held.get((http, limits, db))
         print(
-            f"{http}, limits {'on' if limits else 'off'}: largest N held at p99 < {P99_TARGET * 1e3:.0f} ms: "
+            f"{db}, {http}, limits {'on' if limits else 'off'}: largest N held at p99 < {P99_TARGET * 1e3:.0f} ms: "
             f"{n if n is not None else 'none of those tried'}"
         )
 

@@ -28,7 +28,7 @@ from bot.service import Live, TableService
 from bot.settings import Settings, SettingsError, load_settings
 from bot.thinking import Thinker
 from bot.timers import SERVICE, JobScheduler
-from storage import SchemaTooNew, Storage, StorageUnusable
+from storage import SchemaTooNew, Storage, StorageUnusable, describe
 
 log = logging.getLogger("bot")
 
@@ -79,7 +79,7 @@ def build_application(
 
 async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     settings: Settings = application.bot_data["settings"]
-    storage = await Storage.open(settings.database_path, synchronous=settings.database_synchronous)
+    storage = await Storage.open(settings.database, synchronous=settings.database_synchronous)
     assert application.job_queue is not None
     tables: dict[int, Live] = {}  # the live tables: the service changes them, the presenter reads them
     # The outbox asks the presenter for each message's draft and reports to the service what Telegram said
@@ -169,11 +169,11 @@ async def check_database(settings: Settings) -> int:
     """Open (and migrate) the database and read its live tables once, before anything talks to Telegram:
     a damaged, foreign or read-only file stops the start with one line naming it. Returns how many tables a
     start brings back."""
-    storage = await Storage.open(settings.database_path, synchronous=settings.database_synchronous)
+    storage = await Storage.open(settings.database, synchronous=settings.database_synchronous)
     try:
         return len(await storage.live_tables())
-    except Exception as exc:  # sqlite3 errors, and rows no record can be built from
-        raise StorageUnusable(settings.database_path, f"{type(exc).__name__}: {exc}") from None
+    except Exception as exc:  # database errors, and rows no record can be built from
+        raise StorageUnusable(storage.db.where, f"{type(exc).__name__}: {exc}") from None
     finally:
         await storage.close()
 
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     if check:
         mode = f"webhook at {settings.webhook_url}" if settings.webhook_url else "long polling"
         print(
-            f"OK: settings valid ({mode}); the database {settings.database_path} opens, with {tables} tables to bring back"
+            f"OK: settings valid ({mode}); the database {describe(settings.database)} opens, with {tables} tables to bring back"
         )
         return 0
     application = build_application(settings)

@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     # keeps sends near 30 a second, so this hardly matters (bench/load.py: 32 and 256 alike).
     telegram_connections: int = Field(256, ge=4, le=1024)
     database_path: Path = Field(Path("durak.sqlite3"), description="The SQLite file; created if missing.")
+    # postgresql://user:password@host:5432/dbname: PostgreSQL instead of the SQLite file, for several bot
+    # processes sharing one database (docs/deploy.md).
+    database_url: str | None = None
     # FULL: every move survives a power loss; NORMAL: faster, and still safe if only the process dies.
     database_synchronous: Literal["FULL", "NORMAL"] = "FULL"
     default_language: Literal["ru", "uk", "en"] = "en"
@@ -101,6 +104,18 @@ class Settings(BaseSettings):
                 "(for example: openssl rand -hex 32)"
             )
         return self
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_url(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("DATABASE_URL must be a postgresql:// URL (leave it unset for SQLite)")
+        return value or None
+
+    @property
+    def database(self) -> str | Path:
+        """Where the data lives: the PostgreSQL URL if given, else the SQLite file."""
+        return self.database_url or self.database_path
 
     @field_validator("default_language")
     @classmethod

@@ -1,17 +1,33 @@
-"""SQLite persistence (aiosqlite): schema migrations and one repository per concern. No SQL outside here."""
+"""Persistence: SQLite (the default) or PostgreSQL, schema migrations, and one repository per concern. No SQL
+outside here."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from storage.chats import Chats
-from storage.db import Database, StorageUnusable
+from storage.db import DATABASE_ERRORS, Database, StorageUnusable, is_postgres
 from storage.games import BrokenSnapshot, Games, StaleGame
 from storage.migrations import SchemaTooNew
+from storage.postgres import PostgresDatabase, describe_server
 from storage.records import LiveTable
 from storage.results import GLOBAL, Results
+from storage.sqlite import SqliteDatabase
 from storage.tables import SeatTaken, TableExists, Tables
 from storage.users import Users
+
+
+def describe(where: str | Path) -> str:
+    """Where the data lives, for messages and logs: never a password."""
+    return describe_server(str(where)) if is_postgres(where) else str(where)
+
+
+async def open_database(where: str | Path, *, synchronous: str = "FULL") -> Database:
+    """A PostgreSQL URL (``postgresql://…``) opens that server's database; anything else is a SQLite file.
+    Either way the schema is brought up to date (and a newer one refused)."""
+    if is_postgres(where):
+        return await PostgresDatabase.open(str(where))
+    return await SqliteDatabase.open(where, synchronous=synchronous)
 
 
 class Storage:
@@ -26,8 +42,9 @@ class Storage:
         self.results = Results(db)
 
     @classmethod
-    async def open(cls, path: str | Path, *, synchronous: str = "FULL") -> Storage:
-        return cls(await Database.open(path, synchronous=synchronous))
+    async def open(cls, where: str | Path, *, synchronous: str = "FULL") -> Storage:
+        """A SQLite file, or a ``postgresql://`` URL (``synchronous`` is SQLite's)."""
+        return cls(await open_database(where, synchronous=synchronous))
 
     async def close(self) -> None:
         await self.db.close()
@@ -44,6 +61,7 @@ class Storage:
 
 
 __all__ = [
+    "DATABASE_ERRORS",
     "GLOBAL",
     "BrokenSnapshot",
     "Database",
@@ -54,4 +72,5 @@ __all__ = [
     "Storage",
     "StorageUnusable",
     "TableExists",
+    "describe",
 ]

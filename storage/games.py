@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 import time
 
 from engine import Game
 from engine.log import replay
 from engine.snapshot import SnapshotError, loads
-from storage.db import Database, record
+from storage.db import Database, Write, record
 from storage.records import GameRow, LoggedAction, TableStatus
 
 
@@ -49,7 +48,7 @@ class Games:
         async with self.db.transaction():
             game_id = await self.db.insert(
                 """INSERT INTO games (table_id, deal, snapshot, version, rated, started_at, deck, salt)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""",
                 (table_id, deal, deal, version, int(rated), now, deck, salt),
             )
             await self.db.execute(
@@ -61,6 +60,7 @@ class Games:
                     "UPDATE seats SET bot_level = ? WHERE table_id = ? AND user_id IS NULL",
                     (bot_level, table_id),
                 )
+        assert game_id is not None
         found = await self.get(game_id)
         assert found is not None
         return found
@@ -78,33 +78,32 @@ class Games:
         at: float | None = None,
     ) -> None:
         """Append action ``seq`` and store the snapshot it led to (and the table's next deadline), atomically,
-        in one hop to the database thread and in a commit shared with the moves of other tables that arrive
-        meanwhile (``Database.batched``). ``seq`` must be one more than the last logged action's and the
+        in one round trip where the backend allows (on SQLite, in a commit shared with the moves of other
+        tables that arrive meanwhile). ``seq`` must be one more than the last logged action's and the
         table must still be in play, else StaleGame and nothing is written."""
         now = time.time()
         moment = at if at is not None else now
 
-        def write(conn: sqlite3.Connection) -> None:
-            conn.execute(
+        await self.db.write(
+            Write(
                 "INSERT INTO events (game_id, seq, seat, action, at) VALUES (?, ?, ?, ?, ?)",
                 (game_id, seq, seat, action, moment),
-            )
-            changed = conn.execute(
+            ),
+            Write(
                 """UPDATE games SET snapshot = ?, version = ?, seq = ? WHERE id = ? AND seq = ?
                    AND (SELECT status FROM tables WHERE id = games.table_id) = ?""",
                 (snapshot, version, seq, game_id, seq - 1, TableStatus.PLAYING.value),
-            ).rowcount
-            if changed != 1:
-                raise StaleGame(
+                expect=1,
+                otherwise=StaleGame(
                     f"game {game_id}: action {seq} does not follow the last logged action, or its table is "
                     "no longer in play"
-                )
-            conn.execute(
+                ),
+            ),
+            Write(
                 "UPDATE tables SET deadline = ?, updated_at = ? WHERE id = (SELECT table_id FROM games WHERE id = ?)",
                 (deadline, now, game_id),
-            )
-
-        await self.db.batched(write)
+            ),
+        )
 
     async def set_result_message(self, game_id: int, message_id: int) -> None:
         """The result was delivered: a restart no longer sends it."""

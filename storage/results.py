@@ -149,7 +149,7 @@ class Results:
                     """INSERT INTO ratings (user_id, chat_id, game_type, mu, sigma, ordinal, games)
                        VALUES (?, ?, ?, ?, ?, ?, 1)
                        ON CONFLICT (user_id, chat_id, game_type) DO UPDATE SET mu = excluded.mu,
-                           sigma = excluded.sigma, ordinal = excluded.ordinal, games = games + 1""",
+                           sigma = excluded.sigma, ordinal = excluded.ordinal, games = ratings.games + 1""",
                     (s.user_id, scope, result.game_type, mu, sigma, ordinal(mu, sigma)),
                 )
                 if scope == result.chat_id:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import secrets
-import sqlite3
 import time
+from collections.abc import Sequence
 
 from engine import Options
 from storage.db import Database, Row
@@ -19,7 +19,7 @@ class SeatTaken(Exception):
     """The user already sits at this table, or the table is full."""
 
 
-def _table(row: Row, seats: list[Row]) -> Table:
+def _table(row: Row, seats: Sequence[Row]) -> Table:
     return Table(
         id=row["id"],
         chat_id=row["chat_id"],
@@ -50,26 +50,15 @@ class Tables:
 
     async def create(self, chat_id: int, thread_id: int, creator_id: int, options: Options) -> Table:
         now = time.time()
-        try:
-            table_id = await self.db.insert(
-                """INSERT INTO tables (chat_id, thread_id, creator_id, status, options, created_at, updated_at,
-                       join_token) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?)""",
-                (
-                    chat_id,
-                    thread_id,
-                    creator_id,
-                    options.model_dump_json(),
-                    now,
-                    now,
-                    secrets.token_urlsafe(12),
-                ),
-            )
-        except sqlite3.IntegrityError as exc:
-            # The one unique index a new table can break: one live table per chat and topic (the join
-            # token is 96 random bits).
-            if exc.sqlite_errorname == "SQLITE_CONSTRAINT_UNIQUE" and "tables.chat_id" in str(exc):
-                raise TableExists(f"chat {chat_id} thread {thread_id} already has a live table") from exc
-            raise
+        # The one unique index a new table can break is one live table per chat and topic (the join token is
+        # 96 random bits): DO NOTHING, rather than an error each backend words its own way.
+        table_id = await self.db.insert(
+            """INSERT INTO tables (chat_id, thread_id, creator_id, status, options, created_at, updated_at,
+                   join_token) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id""",
+            (chat_id, thread_id, creator_id, options.model_dump_json(), now, now, secrets.token_urlsafe(12)),
+        )
+        if table_id is None:
+            raise TableExists(f"chat {chat_id} thread {thread_id} already has a live table")
         table = await self.get(table_id)
         assert table is not None
         return table
@@ -123,13 +112,13 @@ class Tables:
             if len(table.seats) >= table.options.max_players:
                 raise SeatTaken(f"table {table_id} is full")
             seat = len(table.seats)
-            try:
-                await self.db.execute(
-                    "INSERT INTO seats (table_id, seat, user_id, bot_level) VALUES (?, ?, ?, ?)",
-                    (table_id, seat, user_id, bot_level),
-                )
-            except sqlite3.IntegrityError as exc:
-                raise SeatTaken(f"user {user_id} already sits at table {table_id}") from exc
+            added = await self.db.execute(
+                """INSERT INTO seats (table_id, seat, user_id, bot_level) VALUES (?, ?, ?, ?)
+                   ON CONFLICT DO NOTHING""",
+                (table_id, seat, user_id, bot_level),
+            )
+            if not added:
+                raise SeatTaken(f"user {user_id} already sits at table {table_id}")
             await self._touch(table_id)
         return Seat(seat=seat, user_id=user_id, bot_level=bot_level)
 

@@ -49,7 +49,7 @@ class Users:
     async def set_started(self, user_id: int, started: bool = True) -> None:
         """Pressed Start in private (and so unblocked the bot), or stopped it."""
         await self.db.execute(
-            "UPDATE users SET started = ?, blocked = CASE WHEN ? THEN 0 ELSE blocked END, updated_at = ? WHERE id = ?",
+            "UPDATE users SET started = ?, blocked = CASE WHEN ? = 1 THEN 0 ELSE blocked END, updated_at = ? WHERE id = ?",
             (int(started), int(started), time.time(), user_id),
         )
         self._forget(user_id)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import sqlite3
 from contextlib import nullcontext
 
 from bot.service.live import (
@@ -23,7 +22,7 @@ from engine.log import RECLAIM, TAKE_OVER, TIMEOUT, Action, act, action_str
 from engine.moves import TAKE, Move
 from engine.snapshot import dumps
 from engine.views import view
-from storage import StaleGame
+from storage import DATABASE_ERRORS, StaleGame
 from storage.records import TableStatus
 from storage.results import result_from_engine
 
@@ -129,7 +128,7 @@ class PlayService(Registry):
             assert live.game_row is not None
             deadline = self._deadline(live, candidate)
             # A move that ends the game is written with its result in one transaction; any other shares
-            # a group commit with the moves of other tables (storage.db.Database.batched).
+            # a group commit with the moves of other tables (storage.db.Database.write).
             together = self.storage.db.transaction() if candidate.result is not None else nullcontext()
             try:
                 async with together:
@@ -147,7 +146,7 @@ class PlayService(Registry):
             except StaleGame:  # the database says the table left play (another process cancelled it)
                 await self._reload(live)
                 return Outcome.refused(Refusal.CANCELLED)
-            except (sqlite3.Error, OSError) as exc:
+            except DATABASE_ERRORS as exc:
                 # Nothing was written and the game in memory is as it was: say so, and keep the table going.
                 self._retry_later(live, action_str(action), exc)
                 return Outcome.refused(Refusal.SAVE_FAILED)

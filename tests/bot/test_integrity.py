@@ -9,7 +9,7 @@ import logging
 import random
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,6 +17,7 @@ import pytest
 from engine.ai import HeuristicPlayer
 from engine.views import view
 from storage import StaleGame, Storage
+from storage.db import Write
 from storage.records import TableStatus
 from storage.results import result_from_engine
 from tests.bot.conftest import Harness, start_app, stop_app
@@ -52,7 +53,7 @@ class Silent:
 
 async def count(storage: Storage, sql: str) -> int:
     row = await storage.db.fetch_one(sql)
-    return int(row[0]) if row else 0
+    return int(row[next(iter(row.keys()))]) if row else 0
 
 
 def move_buttons(message: Message) -> list[str]:
@@ -213,35 +214,18 @@ async def test_a_result_not_sent_before_the_process_died_is_sent_after_the_resta
 
 
 def failing_writes(storage: Storage, times: int, sql: str = "INSERT INTO events") -> list[int]:
-    """The next ``times`` statements containing ``sql`` fail as on a full disk; returns a counter of them.
-    Every write reaches SQLite through the group commit, ``Database.batched``."""
-    original_batched = storage.db.batched
+    """The next ``times`` writes with a statement containing ``sql`` fail as on a full disk, writing nothing;
+    returns a counter of them. Every write reaches the database through ``Database.write``."""
+    original = storage.db.write
     failed = [0]
 
-    def fails(statement: str) -> bool:
-        if sql in statement and failed[0] < times:
+    async def write(*writes: Write) -> list[Any]:
+        if any(sql in w.sql for w in writes) and failed[0] < times:
             failed[0] += 1
-            return True
-        return False
+            raise sqlite3.OperationalError("database or disk is full")
+        return await original(*writes)
 
-    class FullDisk:
-        def __init__(self, conn: sqlite3.Connection) -> None:
-            self.conn = conn
-
-        def execute(self, statement: str, params: Iterable[Any] = ()) -> sqlite3.Cursor:
-            if fails(statement):
-                raise sqlite3.OperationalError("database or disk is full")
-            return self.conn.execute(statement, tuple(params))
-
-        def executemany(self, statement: str, rows: Iterable[Any]) -> sqlite3.Cursor:
-            if fails(statement):
-                raise sqlite3.OperationalError("database or disk is full")
-            return self.conn.executemany(statement, rows)
-
-    async def batched(work: Callable[[sqlite3.Connection], Any]) -> Any:
-        return await original_batched(lambda conn: work(FullDisk(conn)))  # type: ignore[arg-type]
-
-    storage.db.batched = batched  # type: ignore[method-assign]
+    storage.db.write = write  # type: ignore[method-assign]
     return failed
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import sqlite3
 
 import pytest
 
@@ -13,7 +12,7 @@ from engine.moves import move_str
 from engine.snapshot import dumps
 from storage import BrokenSnapshot, StaleGame, Storage
 from storage.records import GameRow, TableStatus
-from tests.storage.conftest import make_users
+from tests.storage.conftest import REFUSED, make_users
 
 
 async def start_game(
@@ -51,7 +50,7 @@ async def test_a_move_and_its_snapshot_are_written_together(store: Storage) -> N
 async def test_a_failure_between_the_event_and_the_snapshot_leaves_neither(store: Storage) -> None:
     row, _game = await start_game(store, Options(), 2, 1)
     # The event row is inserted first; the snapshot update then fails (not JSON): both are rolled back.
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(REFUSED):
         await store.games.record(row.id, 1, 0, "x", "{not json", 1, deadline=None)
     assert await store.games.log(row.id) == []
     stored = await store.games.get(row.id)
@@ -63,7 +62,7 @@ async def test_an_action_out_of_sequence_is_refused_and_writes_nothing(store: St
     with pytest.raises(StaleGame):
         await store.games.record(row.id, 2, 0, "x", dumps(game), 1, deadline=None)
     await store.games.record(row.id, 1, 0, TIMEOUT, dumps(game), 1, deadline=None)
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(REFUSED):
         await store.games.record(
             row.id, 1, 0, TIMEOUT, dumps(game), 1, deadline=None
         )  # the same action again

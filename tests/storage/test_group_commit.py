@@ -12,11 +12,13 @@ from engine import Options
 from engine.moves import move_str
 from engine.snapshot import dumps
 from storage import StaleGame, Storage
+from storage.db import Write
 from storage.records import TableStatus
 from tests.storage.test_games import start_game
 
 
-async def test_concurrent_moves_of_many_tables_share_commits_and_all_persist(store: Storage) -> None:
+async def test_concurrent_moves_of_many_tables_share_commits_and_all_persist(sqlite_store: Storage) -> None:
+    store = sqlite_store  # SQLite's group commit
     games = [await start_game(store, Options(), 2, seed, chat=-seed) for seed in range(1, 21)]
     before = store.db.batches
 
@@ -49,17 +51,17 @@ async def test_a_stale_move_fails_alone_and_its_neighbours_commit(store: Storage
     assert await store.games.log(row_b.id) == []  # its event row was undone with its savepoint
 
 
-async def test_a_failed_commit_fails_every_move_in_it_and_writes_none(store: Storage) -> None:
+async def test_a_failed_commit_fails_every_move_in_it_and_writes_none(sqlite_store: Storage) -> None:
+    store = sqlite_store  # SQLite's group commit
     games = [await start_game(store, Options(), 2, s, chat=-s) for s in (1, 2, 3)]
 
-    def refuse_commit(conn: sqlite3.Connection) -> None:
-        # After some errors (a full disk among them) SQLite rolls the whole transaction back on its own.
-        conn.execute("ROLLBACK")
+    # After some errors (a full disk among them) SQLite rolls the whole transaction back on its own.
+    refuse_commit = Write("ROLLBACK")
 
     moves = [
         store.games.record(row.id, 1, 0, "x", dumps(game), game.version, deadline=None) for row, game in games
     ]
-    outcomes = await asyncio.gather(*moves, store.db.batched(refuse_commit), return_exceptions=True)
+    outcomes = await asyncio.gather(*moves, store.db.write(refuse_commit), return_exceptions=True)
     assert all(isinstance(o, sqlite3.Error) for o in outcomes)
     for row, _ in games:
         assert await store.games.log(row.id) == []
