@@ -4,6 +4,7 @@
     .venv/bin/python bench/load.py --tables 100 --limits off on
     .venv/bin/python bench/load.py --tables 300 --pace 2 8 --http httpx aiohttp
     .venv/bin/python bench/load.py --tables 100 300 --pace 2 8 --database sqlite postgresql
+    .venv/bin/python bench/load.py --tables 100 300 --pace 2 8 --database postgresql --processes 1 2
 
 The bot runs as its own process (``python -m bot``) and talks real HTTP on 127.0.0.1 to the fake Bot API,
 which runs here with the simulated users (``--http``: the bot's request layer, TELEGRAM_HTTP). Each table has two players who press a random move of their hand
@@ -21,7 +22,10 @@ measured window. For each N, with Telegram's rate limits off and/or on in the fa
 
 Ends with the largest N held at p99 < 150 ms. The database lives in the system's temp dir, or with
 ``--database postgresql`` in a fresh database on a throwaway PostgreSQL server (tests/postgres.py: the
-installed binaries, or ``DURAK_TEST_POSTGRES_URL``).
+installed binaries, or ``DURAK_TEST_POSTGRES_URL``). ``--processes 2`` (PostgreSQL only) runs two bot
+processes in webhook mode behind the fake's load balancer (updates to each in turn; docs/deploy.md); their
+CPU and RSS are summed. ``--bots``: both players leave right after the deal, so computer players play every
+seat (at *normal*, 0.1 s of CPU a decision, two worker processes in all): the moves/s then are bot moves.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import asyncio
 import contextlib
 import os
 import random
+import socket
 import sqlite3
 import sys
 import tempfile
@@ -193,8 +198,12 @@ async def run(
     pace: tuple[float, float],
     http: str,
     postgres: str | None = None,
+    processes: int = 1,
+    bots_only: bool = False,
 ) -> Figures:
-    """One measured run; ``postgres``: the URL of an empty database to keep the bot's data in, else SQLite."""
+    """One measured run; ``postgres``: the URL of an empty database to keep the bot's data in, else SQLite;
+    ``processes``: bot processes sharing it (more than one needs PostgreSQL); ``bots_only``: both players
+    leave once dealt, so computer players play every seat (two worker processes in all, 0.1 s a decision)."""
     fake = FakeTelegram(limits=RateLimits() if limits else None)
     runner, port = await fake.serve()
     with tempfile.TemporaryDirectory() as tmp:
@@ -205,24 +214,41 @@ async def run(
             "BOT_API_URL": f"http://127.0.0.1:{port}/bot",
             "DATABASE_PATH": str(database),
             "LOG_LEVEL": "WARNING",
-            "AI_WORKERS": "0",  # no bots at these tables: no worker processes to start
+            "AI_WORKERS": str(2 // processes) if bots_only else "0",  # the cores, shared by the processes
+            "AI_BUDGET_SCALE": "0.2",  # normal's 0.5 s a decision becomes 0.1 s
+            "BOT_MOVE_DELAY": "0",
             "TELEGRAM_HTTP": http,
             **({"DATABASE_URL": postgres} if postgres else {}),
         }
         profile = (
             ["-m", "cProfile", "-o", os.environ["BENCH_PROFILE"]] if os.environ.get("BENCH_PROFILE") else []
         )
-        bot = await asyncio.create_subprocess_exec(sys.executable, *profile, "-m", "bot", env=env, cwd=tmp)
+        hooks = [_free_port() for _ in range(processes)] if processes > 1 else []
+        bots = [
+            await asyncio.create_subprocess_exec(
+                sys.executable, *profile, "-m", "bot", env={**env, **_webhook(hook)}, cwd=tmp
+            )
+            for hook in hooks or [0]
+        ]
         try:
             await fake.wait_for(lambda: fake.commands, 60, "the bot to start")
+            if hooks:
+                for hook in hooks:
+                    await fake.wait_for(lambda hook=hook: _listening(hook), 60, "a webhook port")  # type: ignore[misc]
+                fake.balance = [f"http://127.0.0.1:{hook}/durak" for hook in hooks]
+                await fake.wait_for(lambda: fake.webhook, 60, "the webhook")
             found = await open_tables(fake, tables)
             await fake.wait_for(
                 lambda: all(hand_message(fake, a) or hand_message(fake, b) for _, a, b in found), 300, "deals"
             )
+            if bots_only:
+                for group, a, b in found:
+                    for user in (a, b):
+                        fake.send(user, group, "/leave")
             window = Window()
             rng = random.Random(tables)
             calls = Counter(fake.calls)
-            cpu = _cpu_seconds(bot.pid)
+            cpu = sum(_cpu_seconds(bot.pid) for bot in bots)
             own = time.process_time()
             started_wall, started = time.time(), time.monotonic()
             until = started + seconds
@@ -233,19 +259,22 @@ async def run(
                     seat(fake, u, until, window, pace, random.Random(rng.random()))
                     for _, a, b in found
                     for u in (a, b)
+                    if not bots_only
                 ),
-                *(rematches(fake, g, a, b, until, window) for g, a, b in found),
+                *(rematches(fake, g, a, b, until, window) for g, a, b in found if not bots_only),
+                asyncio.sleep(seconds),
             )
             elapsed = time.monotonic() - started
             watch.cancel()
-            cpu = _cpu_seconds(bot.pid) - cpu
+            cpu = sum(_cpu_seconds(bot.pid) for bot in bots) - cpu
             own = time.process_time() - own
             calls = fake.calls - calls
             moves = _moves_between(postgres or database, started_wall, started_wall + elapsed)
-            rss = _peak_rss_mib(bot.pid)
+            rss = sum(_peak_rss_mib(bot.pid) for bot in bots)
         finally:
-            bot.terminate()
-            await bot.wait()
+            for bot in bots:
+                bot.terminate()
+                await bot.wait()
             await runner.cleanup()
     per_move = max(1, moves)
     return Figures(
@@ -279,6 +308,29 @@ async def _loop_lag(lags: list[float]) -> None:
         t = time.monotonic()
         await asyncio.sleep(0.005)
         lags.append(time.monotonic() - t - 0.005)
+
+
+def _webhook(port: int) -> dict[str, str]:
+    """The settings of one of several processes behind the load balancer (none for a lone process)."""
+    if not port:
+        return {}
+    return {
+        "WEBHOOK_URL": "https://bot.example/durak",
+        "WEBHOOK_SECRET": "load-bench-secret",
+        "WEBHOOK_LISTEN": "127.0.0.1",
+        "WEBHOOK_PORT": str(port),
+    }
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 def _moves_between(database: Path | str, start: float, end: float) -> int:
@@ -320,6 +372,8 @@ def main() -> None:
     parser.add_argument("--limits", choices=["off", "on"], nargs="+", default=["off"])
     parser.add_argument("--http", choices=["httpx", "aiohttp"], nargs="+", default=["aiohttp"])
     parser.add_argument("--database", choices=["sqlite", "postgresql"], nargs="+", default=["sqlite"])
+    parser.add_argument("--processes", type=int, choices=[1, 2], nargs="+", default=[1])
+    parser.add_argument("--bots", action="store_true", help="computer players at every seat: bot moves/s")
     args = parser.parse_args()
     with contextlib.ExitStack() as stack:
         server = stack.enter_context(postgres.server()) if "postgresql" in args.database else None
@@ -332,16 +386,23 @@ def measure(args: argparse.Namespace, server: str | None) -> None:
     pace = (args.pace[0], args.pace[1])
     print(f"pace {pace[0]:g}–{pace[1]:g} s a move, {args.seconds:g} s measured per run")
     held: dict[tuple[str, bool, str], int] = {}
-    modes = [(http, mode == "on", db) for db in args.database for http in args.http for mode in args.limits]
-    for http, limits, db in modes:
+    modes = [
+        (http, mode == "on", db if n == 1 else f"{db} ×{n}", n)
+        for db in args.database
+        for n in args.processes
+        if n == 1 or db == "postgresql"
+        for http in args.http
+        for mode in args.limits
+    ]
+    for http, limits, db, processes in modes:
         for tables in args.tables:
             with contextlib.ExitStack() as fresh:
                 url = (
                     fresh.enter_context(postgres.fresh_database(server))
-                    if server and db != "sqlite"
+                    if server and not db.startswith("sqlite")
                     else None
                 )
-                f = asyncio.run(run(tables, args.seconds, limits, pace, http, url))
+                f = asyncio.run(run(tables, args.seconds, limits, pace, http, url, processes, args.bots))
             calls = ", ".join(f"{m} {n:.2f}" for m, n in f.calls_per_move.items() if n >= 0.01)
             print(
                 f"{f.tables:>5} tables, {db}, {http}, limits {'on ' if limits else 'off'}: "
@@ -355,7 +416,7 @@ def measure(args: argparse.Namespace, server: str | None) -> None:
             )
             if f.p99 < P99_TARGET:
                 held[http, limits, db] = max(held.get((http, limits, db), 0), tables)
-    for http, limits, db in modes:
+    for http, limits, db, _ in modes:
         n = held.get((http, limits, db))
         print(
             f"{db}, {http}, limits {'on' if limits else 'off'}: largest N held at p99 < {P99_TARGET * 1e3:.0f} ms: "

@@ -11,13 +11,14 @@ import sys
 from typing import Any
 from urllib.parse import urlsplit
 
-from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats, Update
 from telegram.constants import ParseMode
 from telegram.error import InvalidToken, NetworkError
-from telegram.ext import Application, ApplicationBuilder, Defaults
+from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults, TypeHandler
 from telegram.request import BaseRequest
 
 from bot import handlers, logs
+from bot.cluster import Cluster
 from bot.handlers import DEPS, Deps
 from bot.http import AiohttpRequest
 from bot.i18n import LANGUAGES, texts
@@ -47,6 +48,7 @@ GROUP_COMMANDS = (
 )
 PRIVATE_COMMANDS = ("start", "top", "stats", "language", "rules", "help")
 FLUSH_SECONDS = 5.0  # on a clean stop, how long waiting messages may still go out
+CLUSTER = "cluster"  # this process's part among several on PostgreSQL (bot/cluster.py), in bot_data
 ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]  # what the handlers handle
 
 
@@ -74,7 +76,15 @@ def build_application(
     application.bot_data["settings"] = settings
 
     handlers.register(application)
+    if settings.database_url:  # PostgreSQL: this process may be one of several (bot/cluster.py)
+        application.add_handler(TypeHandler(Update, _route), group=-2)
     return application
+
+
+async def _route(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    cluster: Cluster | None = context.application.bot_data.get(CLUSTER)
+    if cluster is not None:
+        await cluster.route(update, context)
 
 
 async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -113,9 +123,13 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     application.bot_data[SERVICE] = service
     application.bot_data[DEPS] = Deps(storage, service, presenter, ChatMembers(application.bot), outbox)
     await _commands(application)
-    broken = await service.restore()
-    for table, reason in broken:
-        log.error("table %s could not be restored (its group is told): %s", table.id, reason)
+    if storage.db.dialect == "postgresql":  # tables come back chat by chat, as this process claims them
+        cluster = application.bot_data[CLUSTER] = Cluster(application, storage, settings.cluster_lease)
+        await cluster.start()
+    else:
+        broken = await service.restore()
+        for table, reason in broken:
+            log.error("table %s could not be restored (its group is told): %s", table.id, reason)
     log.info("restored %d live tables", len(service.live))
     # What is loaded by now (PTB, pydantic's models, the locales, the restored tables) lives as long as the
     # process. Out of the collector's sight, a full collection, which stops every table while it runs, takes
@@ -145,6 +159,9 @@ async def _stopping(application: Application[Any, Any, Any, Any, Any, Any]) -> N
 
 
 async def _stopped(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    cluster: Cluster | None = application.bot_data.get(CLUSTER)
+    if cluster is not None:
+        await cluster.stop()
     found: Deps | None = application.bot_data.get(DEPS)
     if found is not None:
         found.service.thinker.close()

@@ -48,6 +48,9 @@ class Settings(BaseSettings):
     # postgresql://user:password@host:5432/dbname: PostgreSQL instead of the SQLite file, for several bot
     # processes sharing one database (docs/deploy.md).
     database_url: str | None = None
+    # With PostgreSQL: seconds a chat stays with a process that stopped renewing its lease (it renews every
+    # fifth of that). A killed process's games wait about this long before another process carries them on.
+    cluster_lease: float = Field(15.0, ge=1, le=300)
     # FULL: every move survives a power loss; NORMAL: faster, and still safe if only the process dies.
     database_synchronous: Literal["FULL", "NORMAL"] = "FULL"
     default_language: Literal["ru", "uk", "en"] = "en"

@@ -9,6 +9,7 @@ from storage.chats import Chats
 from storage.db import DATABASE_ERRORS, Database, StorageUnusable, is_postgres
 from storage.games import BrokenSnapshot, Games, StaleGame
 from storage.migrations import SchemaTooNew
+from storage.owners import Owners
 from storage.postgres import PostgresDatabase, describe_server
 from storage.records import LiveTable
 from storage.results import GLOBAL, Results
@@ -40,6 +41,7 @@ class Storage:
         self.tables = Tables(db)
         self.games = Games(db)
         self.results = Results(db)
+        self.owners = Owners(db)
 
     @classmethod
     async def open(cls, where: str | Path, *, synchronous: str = "FULL") -> Storage:
@@ -49,11 +51,19 @@ class Storage:
     async def close(self) -> None:
         await self.db.close()
 
-    async def live_tables(self) -> list[LiveTable]:
-        """Every lobby, every game in play and every finished game whose result was not delivered, with its
-        seats, messages, deadline and game: what start-up needs to bring them all back, in one call."""
+    def forget(self, kind: str, key: int) -> None:
+        """Another process changed this user or chat: the cached record goes."""
+        if kind == "user":
+            self.users.forget(key)
+        elif kind == "chat":
+            self.chats.forget(key)
+
+    async def live_tables(self, chat_id: int | None = None) -> list[LiveTable]:
+        """Every lobby, every game in play and every finished game whose result was not delivered (of one
+        chat, if given), with its seats, messages, deadline and game: what start-up needs to bring them all
+        back, in one call."""
         async with self.db.transaction():
-            tables = await self.tables.live()
+            tables = await self.tables.live(chat_id)
             return [
                 LiveTable(table=t, game=await self.games.current(t.id) if t.status != "lobby" else None)
                 for t in tables

@@ -39,9 +39,18 @@ class Chats:
                    is_forum = excluded.is_forum, updated_at = excluded.updated_at""",
             (chat_id, type, title, int(is_forum), time.time()),
         )
+        await self.db.changed("chat", chat_id)
         found = await self.get(chat_id)
         assert found is not None
         return found
+
+    def forget(self, chat_id: int) -> None:
+        """Drop the cached record (another process changed it)."""
+        self._cache.pop(chat_id, None)
+
+    async def _changed(self, chat_id: int) -> None:
+        self.forget(chat_id)
+        await self.db.changed("chat", chat_id)
 
     async def get(self, chat_id: int) -> Chat | None:
         if chat_id in self._cache:
@@ -56,22 +65,22 @@ class Chats:
         await self.db.execute(
             "UPDATE chats SET language = ?, updated_at = ? WHERE id = ?", (language, time.time(), chat_id)
         )
-        self._cache.pop(chat_id, None)
+        await self._changed(chat_id)
 
     async def set_default_options(self, chat_id: int, options: Options | None) -> None:
         await self.db.execute(
             "UPDATE chats SET default_options = ?, updated_at = ? WHERE id = ?",
             (options.model_dump_json() if options else None, time.time(), chat_id),
         )
-        self._cache.pop(chat_id, None)
+        await self._changed(chat_id)
 
     async def migrate(self, old_id: int, new_id: int) -> None:
         """A group became a supergroup with a new id: move its settings, tables, results and ratings."""
         try:
             await self._migrate(old_id, new_id)
         finally:  # both ids changed under the cache
-            self._cache.pop(old_id, None)
-            self._cache.pop(new_id, None)
+            await self._changed(old_id)
+            await self._changed(new_id)
 
     async def _migrate(self, old_id: int, new_id: int) -> None:
         async with self.db.transaction():

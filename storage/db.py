@@ -103,6 +103,10 @@ class Database(ABC):
     async def integrity_check(self) -> str:
         """ "ok", or what the database found wrong with itself."""
 
+    @abstractmethod
+    async def changed(self, kind: str, key: int) -> None:
+        """A cached record changed: tell the other processes on this database."""
+
     async def fetch_one(self, sql: str, params: Iterable[Any] = ()) -> Row | None:
         rows = await self.fetch_all(sql, params)
         return rows[0] if rows else None

@@ -141,6 +141,25 @@ MIGRATIONS: list[str] = [
     UPDATE tables SET join_token = lower(hex(randomblob(12)));
     CREATE UNIQUE INDEX tables_join_token ON tables (join_token);
     """,
+    # 4: several processes on one database (PostgreSQL). Each chat with live tables is owned by one process
+    # under a lease that process renews; updates another process receives for that chat are forwarded to
+    # the owner through ``forwarded``. (SQLite, one process, keeps both empty.)
+    """
+    CREATE TABLE chat_owners (
+        chat_id INTEGER PRIMARY KEY,
+        owner TEXT NOT NULL,                     -- the process: host, pid and a random part
+        lease_until REAL NOT NULL                -- the lease runs out then unless renewed (unix time)
+    );
+    CREATE INDEX chat_owners_owner ON chat_owners (owner);
+    CREATE TABLE forwarded (
+        id INTEGER PRIMARY KEY,
+        owner TEXT NOT NULL,
+        chat_id INTEGER NOT NULL,                -- the chat whose owner must handle it
+        payload TEXT NOT NULL,                   -- the Telegram update, as JSON
+        at REAL NOT NULL
+    );
+    CREATE INDEX forwarded_owner ON forwarded (owner, id);
+    """,
 ]
 
 # PostgreSQL runs the same steps, translated by these rules (the only place the two schemas differ): 64-bit

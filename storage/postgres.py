@@ -29,6 +29,7 @@ from storage.db import Database, Row, StorageUnusable, Write
 from storage.migrations import migrate_postgres
 
 Connection = psycopg.AsyncConnection[dict[str, Any]]
+CHANGES = "durak_changes"  # "user:<id>" or "chat:<id>": a cached record changed in some process
 
 _in_transaction: contextvars.ContextVar[tuple[PostgresDatabase, Connection] | None] = contextvars.ContextVar(
     "postgres_transaction", default=None
@@ -38,8 +39,9 @@ _in_transaction: contextvars.ContextVar[tuple[PostgresDatabase, Connection] | No
 class PostgresDatabase(Database):
     dialect = "postgresql"
 
-    def __init__(self, pool: AsyncConnectionPool[Connection], where: str) -> None:
+    def __init__(self, pool: AsyncConnectionPool[Connection], where: str, url: str = "") -> None:
         self._pool = pool
+        self._url = url
         self.where = where
         self.batches = 0
 
@@ -68,7 +70,7 @@ class PostgresDatabase(Database):
         except BaseException:
             await pool.close()
             raise
-        return cls(pool, where)
+        return cls(pool, where, url)
 
     async def close(self) -> None:
         await self._pool.close()
@@ -105,6 +107,22 @@ class PostgresDatabase(Database):
             return await _fetch(conn, sql, tuple(params))
         async with self._pool.connection() as conn:
             return await _fetch(conn, sql, tuple(params))
+
+    async def changed(self, kind: str, key: int) -> None:
+        await self.notify(CHANGES, f"{kind}:{key}")
+
+    async def notify(self, channel: str, payload: str) -> None:
+        """NOTIFY ``channel`` (delivered when the transaction under way, if any, commits)."""
+        await self.execute("SELECT pg_notify(?, ?)", (channel, payload))
+
+    async def listen(self, channels: Iterable[str]) -> AsyncIterator[tuple[str, str]]:
+        """(channel, payload) of every notification on ``channels``, on a connection of its own, until the
+        caller stops iterating or the connection fails (then it raises: the caller listens again)."""
+        async with await psycopg.AsyncConnection.connect(self._url, autocommit=True) as conn:
+            for channel in channels:
+                await conn.execute(f'LISTEN "{channel}"'.encode())
+            async for note in conn.notifies():
+                yield note.channel, note.payload
 
     async def integrity_check(self) -> str:
         """PostgreSQL checks its own pages; what can be wrong here is the schema: "ok" if every table the

@@ -159,6 +159,9 @@ class SqliteDatabase(Database):
         inside = _in_transaction.get() is self
         return await self._in_thread(_fetch, sql, tuple(params), reader=not inside)
 
+    async def changed(self, kind: str, key: int) -> None:
+        """One process on a SQLite file: nobody else caches it."""
+
     async def integrity_check(self) -> str:
         row = await self.fetch_one("PRAGMA integrity_check")
         return str(row["integrity_check"]) if row else "no answer"

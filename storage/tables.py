@@ -85,12 +85,16 @@ class Tables:
         row = await self.db.fetch_one("SELECT id FROM tables WHERE join_token = ?", (token,))
         return await self.get(row["id"]) if row else None
 
-    async def live(self) -> list[Table]:
-        """Every lobby and game in play, and every finished table whose result was not delivered yet."""
-        where = f"""t.status IN (?, ?) OR (t.status = '{TableStatus.FINISHED.value}' AND EXISTS (
+    async def live(self, chat_id: int | None = None) -> list[Table]:
+        """Every lobby and game in play, and every finished table whose result was not delivered yet (of one
+        chat, if given)."""
+        where = f"""(t.status IN (?, ?) OR (t.status = '{TableStatus.FINISHED.value}' AND EXISTS (
                       SELECT 1 FROM games AS g WHERE g.table_id = t.id AND g.finished_at IS NOT NULL
-                      AND g.result_message_id IS NULL))"""
-        params = [s.value for s in LIVE]
+                      AND g.result_message_id IS NULL)))"""
+        params: list[object] = [s.value for s in LIVE]
+        if chat_id is not None:
+            where += " AND t.chat_id = ?"
+            params.append(chat_id)
         async with self.db.transaction():
             rows = await self.db.fetch_all(f"SELECT t.* FROM tables AS t WHERE {where} ORDER BY t.id", params)
             seats = await self.db.fetch_all(

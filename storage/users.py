@@ -29,7 +29,7 @@ class Users:
                    updated_at = excluded.updated_at""",
             (user.id, user.first_name, user.last_name, user.username, user.telegram_language, time.time()),
         )
-        self._forget(user.id)
+        await self._changed(user.id)
         found = await self.get(user.id)
         assert found is not None
         return found
@@ -43,8 +43,13 @@ class Users:
         self._cache[user_id] = found = record(User, row)
         return found
 
-    def _forget(self, user_id: int) -> None:
+    def forget(self, user_id: int) -> None:
+        """Drop the cached record (another process changed it)."""
         self._cache.pop(user_id, None)
+
+    async def _changed(self, user_id: int) -> None:
+        self.forget(user_id)
+        await self.db.changed("user", user_id)
 
     async def set_started(self, user_id: int, started: bool = True) -> None:
         """Pressed Start in private (and so unblocked the bot), or stopped it."""
@@ -52,16 +57,16 @@ class Users:
             "UPDATE users SET started = ?, blocked = CASE WHEN ? = 1 THEN 0 ELSE blocked END, updated_at = ? WHERE id = ?",
             (int(started), int(started), time.time(), user_id),
         )
-        self._forget(user_id)
+        await self._changed(user_id)
 
     async def set_blocked(self, user_id: int, blocked: bool = True) -> None:
         await self.db.execute(
             "UPDATE users SET blocked = ?, updated_at = ? WHERE id = ?", (int(blocked), time.time(), user_id)
         )
-        self._forget(user_id)
+        await self._changed(user_id)
 
     async def set_language(self, user_id: int, language: str | None) -> None:
         await self.db.execute(
             "UPDATE users SET language = ?, updated_at = ? WHERE id = ?", (language, time.time(), user_id)
         )
-        self._forget(user_id)
+        await self._changed(user_id)

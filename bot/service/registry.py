@@ -110,6 +110,13 @@ class Registry(abc.ABC):
                 if live.table.status in (TableStatus.LOBBY, TableStatus.PLAYING):
                     await self._close(live, TableStatus.CANCELLED, "the bot cannot write to the chat")
 
+    def forget_chat(self, chat_id: int) -> None:
+        """Another process owns this chat now: its tables leave memory and their timers stop here."""
+        for table_id in [t for t, live in self.live.items() if live.table.chat_id == chat_id]:
+            del self.live[table_id]
+            self.scheduler.deadline(table_id, -1, None)
+            self.scheduler.tick(table_id, -1, None)
+
     async def _close(self, live: Live, status: TableStatus, reason: str | None = None) -> None:
         """End a table without a result (its lock held): no move is taken from now on, its timers stop, and
         every message that shows it says so."""

@@ -10,12 +10,13 @@ from storage.records import LiveTable, Table, TableStatus
 
 
 class RestoreService(Registry):
-    async def restore(self) -> list[tuple[Table, str]]:
-        """Bring every table back after a restart: lobbies, games in play, and finished games whose result
-        was not delivered before the process stopped. A game that cannot be loaded is marked broken and its
-        group and players are told; returns those tables with the reason."""
+    async def restore(self, chat_id: int | None = None) -> list[tuple[Table, str]]:
+        """Bring every table back after a restart (or, with ``chat_id``, the tables of one chat this process
+        takes over from another): lobbies, games in play, and finished games whose result was not delivered
+        before the process stopped. A game that cannot be loaded is marked broken and its group and players
+        are told; returns those tables with the reason."""
         broken: list[tuple[Table, str]] = []
-        for item in await self.storage.live_tables():
+        for item in await self.storage.live_tables(chat_id):
             live = await self._restored(item)
             self.live[item.table.id] = live
             if item.game is not None and live.game is None:

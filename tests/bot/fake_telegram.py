@@ -107,6 +107,10 @@ class FakeTelegram:
     removed: set[int] = field(default_factory=set)  # groups the bot was removed from: 403 on every send
     webhook: dict[str, Any] = field(default_factory=dict)  # setWebhook's url and secret_token, once set
     webhook_target: str | None = None  # where updates are posted in webhook mode (the test's local server)
+    # A load balancer in front of several bot processes: updates go to these in turn, and to the next one
+    # when a target cannot be reached (as nginx's proxy_next_upstream does).
+    balance: list[str] = field(default_factory=list)
+    _turn: itertools.count[int] = field(default_factory=itertools.count)
     webhook_answers: list[int] = field(default_factory=list)  # HTTP status of every update posted
     limits: RateLimits | None = None  # Telegram's rate limits, enforced with 429s (off unless set)
     calls: Counter[str] = field(default_factory=Counter)  # Bot API calls by method, refused ones included
@@ -160,20 +164,30 @@ class FakeTelegram:
 
     def _push(self, update: dict[str, Any]) -> None:
         update["update_id"] = next(self._update_ids)
-        if self.webhook and self.webhook_target:
+        if self.webhook and (self.webhook_target or self.balance):
             asyncio.get_running_loop().create_task(self.post_update(update, self.webhook.get("secret_token")))
             return
         self.updates.append(update)
         self._new_update.set()
 
     async def post_update(self, update: dict[str, Any], secret: str | None) -> int:
-        """Deliver an update as Telegram does in webhook mode: an HTTP POST with the secret token header."""
-        assert self.webhook_target is not None
+        """Deliver an update as Telegram does in webhook mode: an HTTP POST with the secret token header (to
+        the next of ``balance`` that answers, if set). Nobody answering is a 502, as from a load balancer."""
+        targets = self.balance or ([self.webhook_target] if self.webhook_target else [])
         headers = {"X-Telegram-Bot-Api-Secret-Token": secret} if secret else {}
+        first = next(self._turn)
+        status = 502
         async with httpx.AsyncClient() as client:
-            response = await client.post(self.webhook_target, json=update, headers=headers, timeout=10)
-        self.webhook_answers.append(response.status_code)
-        return response.status_code
+            for i in range(len(targets)):
+                target = targets[(first + i) % len(targets)]
+                try:
+                    response = await client.post(target, json=update, headers=headers, timeout=10)
+                except httpx.TransportError:
+                    continue
+                status = response.status_code
+                break
+        self.webhook_answers.append(status)
+        return status
 
     def send(
         self,

@@ -1,0 +1,196 @@
+"""Several bot processes on one PostgreSQL database (``DATABASE_URL``), behind a load balancer that hands
+Telegram's webhook calls to any of them (docs/deploy.md).
+
+Each chat with live tables is owned by one process under a lease (``storage.owners``). An update is handled
+where it belongs: ``route`` (first of all handlers) finds the chat it is about — the group, or for a hand's
+button or a deep link the group of the table — claims that chat if nobody holds it, and otherwise forwards
+the update to the owner (a row in ``forwarded`` and a NOTIFY) and stops. So one process plays a table, runs
+its timers and bot turns, and sends everything about it: the group's sending budget is spent in one place
+and the in-memory tables stay the truth. Five times a lease (``CLUSTER_LEASE``, 15 s) a process renews its
+leases, lets go of any chat it lost (it was frozen past its lease), and claims the chats whose owner stopped
+renewing, restoring their tables from the database: killing a process stops none of its games for much
+longer than a lease.
+
+Private chats without a table in question (/language, /stats, /help) are handled wherever they arrive; the
+caches of users and chats are kept true by NOTIFYs of every change (``Database.changed``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import secrets
+import socket
+from typing import Any
+
+from telegram import Update
+from telegram.constants import ChatType
+from telegram.ext import Application, ApplicationHandlerStop, ContextTypes
+
+from bot.callbacks import decode
+from bot.service import TableService
+from storage import Storage
+from storage.postgres import CHANGES, PostgresDatabase
+
+log = logging.getLogger(__name__)
+
+POLL = 1.0  # seconds between looks at forwarded updates when no NOTIFY came (one lost is found anyway)
+_GROUPS = (ChatType.GROUP, ChatType.SUPERGROUP)
+
+
+def channel(owner: str) -> str:
+    """The NOTIFY channel of a process (an identifier: at most 63 bytes)."""
+    return "durak_" + hashlib.sha1(owner.encode()).hexdigest()[:20]
+
+
+class Cluster:
+    """This process's part in a cluster; ``start`` once the service exists, ``stop`` before storage closes."""
+
+    def __init__(
+        self, application: Application[Any, Any, Any, Any, Any, Any], storage: Storage, lease: float = 15.0
+    ) -> None:
+        assert isinstance(storage.db, PostgresDatabase), "a cluster shares a PostgreSQL database"
+        self.lease = lease
+        self.application = application
+        self.storage = storage
+        self.db: PostgresDatabase = storage.db
+        self.me = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.owned: set[int] = set()
+        self._chat_of: dict[
+            int, int
+        ] = {}  # table id -> its chat (a table never changes chat but by migration)
+        self._claiming = asyncio.Lock()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._wake = asyncio.Event()
+
+    @property
+    def service(self) -> TableService:
+        found: TableService = self.application.bot_data["service"]
+        return found
+
+    # ------------------------------------------------------------------ routing updates
+
+    async def route(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Group -2, before everything: handle the update here if this process owns (or now claims) the chat
+        it is about; otherwise forward it to the owner and stop."""
+        chat = await self.home(update)
+        if chat is None or chat in self.owned:
+            return
+        owner = await self.claim(chat)
+        if owner == self.me:
+            return
+        await self.storage.owners.forward(owner, chat, json.dumps(update.to_dict()))
+        await self.db.notify(channel(owner), "")
+        raise ApplicationHandlerStop
+
+    async def home(self, update: Update) -> int | None:
+        """The group whose tables the update may change, or None (a private matter: handled anywhere)."""
+        if update.callback_query is not None:
+            press = decode(update.callback_query.data)
+            table_id = getattr(press, "table_id", None)
+            if isinstance(table_id, int):
+                return await self._table_chat(table_id)
+        chat = update.effective_chat
+        if chat is not None and chat.type in _GROUPS:
+            return chat.id
+        message = update.effective_message
+        if message is not None and message.text and message.text.startswith("/start join_"):
+            table = await self.storage.tables.by_token(message.text.split("join_", 1)[1].strip())
+            return table.chat_id if table is not None else None
+        return None
+
+    async def _table_chat(self, table_id: int) -> int | None:
+        if table_id not in self._chat_of:
+            table = await self.storage.tables.get(table_id)
+            if table is None:
+                return None
+            self._chat_of[table_id] = table.chat_id
+        return self._chat_of[table_id]
+
+    # ------------------------------------------------------------------ owning chats
+
+    async def claim(self, chat: int) -> str:
+        """Try to own ``chat``; if it becomes ours, bring its tables into memory. Returns the owner."""
+        async with self._claiming:
+            if chat in self.owned:
+                return self.me
+            owner = await self.storage.owners.claim(chat, self.me, self.lease)
+            if owner == self.me:
+                self.owned.add(chat)
+                await self.storage.owners.adopt(chat, self.me)
+                broken = await self.service.restore(chat)
+                log.info("took chat %s over (%d tables broken)", chat, len(broken))
+                self._wake.set()  # updates forwarded to its former owner are ours now
+            return owner
+
+    async def _renew(self) -> None:
+        held = await self.storage.owners.renew(self.me, self.lease)
+        for chat in self.owned - held:
+            log.warning("chat %s went to another process (this one missed its lease)", chat)
+            self.service.forget_chat(chat)
+        self.owned &= held
+        for chat in await self.storage.owners.orphaned():
+            await self.claim(chat)
+
+    # ------------------------------------------------------------------ forwarded updates
+
+    async def _take_forwarded(self) -> None:
+        for payload in await self.storage.owners.forwarded(self.me):
+            update = Update.de_json(json.loads(payload), self.application.bot)
+            await self.application.update_queue.put(update)
+
+    async def _listen(self) -> None:
+        """NOTIFYs: forwarded updates for this process, and records changed elsewhere (caches drop them)."""
+        mine = channel(self.me)
+        while True:
+            try:
+                async for name, payload in self.db.listen([mine, CHANGES]):
+                    if name == mine:
+                        self._wake.set()
+                    else:
+                        kind, _, key = payload.partition(":")
+                        self.storage.forget(kind, int(key))
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the server restarted, the network blinked: listen again
+                log.warning("listening for other processes failed (%s); again in a second", exc)
+                await asyncio.sleep(1.0)
+
+    async def _loop(self) -> None:
+        """Forwarded updates as they are announced (or every POLL seconds), and the leases every fifth of one."""
+        loop = asyncio.get_running_loop()
+        renew_at = 0.0
+        while True:
+            try:
+                if loop.time() >= renew_at:
+                    renew_at = loop.time() + self.lease / 5
+                    await self._renew()
+                await self._take_forwarded()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("cluster housekeeping failed (%s); trying again", exc)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), min(POLL, self.lease / 5))
+            self._wake.clear()
+
+    # ------------------------------------------------------------------ life cycle
+
+    async def start(self) -> None:
+        log.info("clustered as %s: claiming the chats nobody holds", self.me)
+        await self._renew()
+        self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._loop())]
+
+    async def stop(self) -> None:
+        """Stop listening and hand every chat back at once (the next process asked takes it)."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        with contextlib.suppress(Exception):
+            await self.storage.owners.release(self.me)

@@ -1,0 +1,85 @@
+"""Which process owns which chat, and updates forwarded to the owner: what lets several bot processes share
+one PostgreSQL database without two of them playing (or redrawing) the same table.
+
+A chat with live tables is owned by one process under a lease. The owner keeps those tables in memory, runs
+their timers and bot turns, and sends every message about them, so a group's sending budget is spent by one
+process and a table's moves are made by one; it renews its leases every few seconds. Another process that
+receives an update for the chat forwards it to the owner. When an owner stops renewing (killed, frozen, cut
+off), its leases run out and whichever process claims the chat next restores its tables from the database.
+"""
+
+from __future__ import annotations
+
+import time
+
+from storage.db import Database
+from storage.records import LIVE
+
+
+class Owners:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def claim(self, chat_id: int, me: str, lease: float, *, now: float | None = None) -> str:
+        """Take (or keep) the chat for ``me`` unless another process holds an unexpired lease on it; returns
+        the owner after the attempt."""
+        now = time.time() if now is None else now
+        kept = await self.db.insert(
+            """INSERT INTO chat_owners (chat_id, owner, lease_until) VALUES (?, ?, ?)
+               ON CONFLICT (chat_id) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until
+               WHERE chat_owners.owner = excluded.owner OR chat_owners.lease_until < ?
+               RETURNING owner""",
+            (chat_id, me, now + lease, now),
+        )
+        if kept is not None:
+            return me
+        row = await self.db.fetch_one("SELECT owner FROM chat_owners WHERE chat_id = ?", (chat_id,))
+        return str(row["owner"]) if row else me
+
+    async def renew(self, me: str, lease: float, *, now: float | None = None) -> set[int]:
+        """Extend every lease ``me`` still holds; returns those chats (one lost meanwhile is not among them)."""
+        now = time.time() if now is None else now
+        await self.db.execute(
+            "UPDATE chat_owners SET lease_until = ? WHERE owner = ? AND lease_until >= ?",
+            (now + lease, me, now),
+        )
+        rows = await self.db.fetch_all("SELECT chat_id FROM chat_owners WHERE owner = ?", (me,))
+        return {int(r["chat_id"]) for r in rows}
+
+    async def release(self, me: str) -> None:
+        """A clean stop: the chats go to whichever process is asked next, without waiting for the lease."""
+        await self.db.execute("DELETE FROM chat_owners WHERE owner = ?", (me,))
+
+    async def orphaned(self, *, now: float | None = None) -> list[int]:
+        """Chats with live tables whose owner's lease ran out, or that nobody owns."""
+        now = time.time() if now is None else now
+        rows = await self.db.fetch_all(
+            f"""SELECT DISTINCT t.chat_id FROM tables AS t LEFT JOIN chat_owners AS o ON o.chat_id = t.chat_id
+                WHERE t.status IN ({", ".join("?" * len(LIVE))}) AND (o.chat_id IS NULL OR o.lease_until < ?)
+                ORDER BY t.chat_id""",
+            (*(s.value for s in LIVE), now),
+        )
+        return [int(r["chat_id"]) for r in rows]
+
+    async def forward(self, owner: str, chat_id: int, payload: str) -> None:
+        await self.db.execute(
+            "INSERT INTO forwarded (owner, chat_id, payload, at) VALUES (?, ?, ?, ?)",
+            (owner, chat_id, payload, time.time()),
+        )
+
+    async def forwarded(self, me: str) -> list[str]:
+        """The updates waiting for ``me``, oldest first, taken (nobody else gets them)."""
+        async with self.db.transaction():
+            rows = await self.db.fetch_all(
+                "SELECT id, payload FROM forwarded WHERE owner = ? ORDER BY id", (me,)
+            )
+            if rows:
+                await self.db.execute(
+                    "DELETE FROM forwarded WHERE owner = ? AND id <= ?", (me, rows[-1]["id"])
+                )
+        return [str(r["payload"]) for r in rows]
+
+    async def adopt(self, chat_id: int, me: str) -> None:
+        """Updates of the chat forwarded to its former owner, which stopped before handling them, go to ``me``
+        (its new owner)."""
+        await self.db.execute("UPDATE forwarded SET owner = ? WHERE chat_id = ?", (me, chat_id))
