@@ -25,7 +25,8 @@ Ends with the largest N held at p99 < 150 ms. The database lives in the system's
 installed binaries, or ``DURAK_TEST_POSTGRES_URL``). ``--processes 2`` (PostgreSQL only) runs two bot
 processes in webhook mode behind the fake's load balancer (updates to each in turn; docs/deploy.md); their
 CPU and RSS are summed. ``--bots``: both players leave right after the deal, so computer players play every
-seat (at *normal*, 0.1 s of CPU a decision, two worker processes in all): the moves/s then are bot moves.
+seat (at *normal*, ``--think`` seconds of CPU a decision, 0.1 by default, two worker processes in all): the
+moves/s then are bot moves.
 """
 
 from __future__ import annotations
@@ -200,10 +201,12 @@ async def run(
     postgres: str | None = None,
     processes: int = 1,
     bots_only: bool = False,
+    think: float = 0.1,
 ) -> Figures:
     """One measured run; ``postgres``: the URL of an empty database to keep the bot's data in, else SQLite;
     ``processes``: bot processes sharing it (more than one needs PostgreSQL); ``bots_only``: both players
-    leave once dealt, so computer players play every seat (two worker processes in all, 0.1 s a decision)."""
+    leave once dealt, so computer players play every seat (two worker processes in all, ``think`` seconds of CPU
+    a decision)."""
     fake = FakeTelegram(limits=RateLimits() if limits else None)
     runner, port = await fake.serve()
     with tempfile.TemporaryDirectory() as tmp:
@@ -215,7 +218,7 @@ async def run(
             "DATABASE_PATH": str(database),
             "LOG_LEVEL": "WARNING",
             "AI_WORKERS": str(2 // processes) if bots_only else "0",  # the cores, shared by the processes
-            "AI_BUDGET_SCALE": "0.2",  # normal's 0.5 s a decision becomes 0.1 s
+            "AI_BUDGET_SCALE": str(think / 0.5),  # normal thinks 0.5 s a decision at scale 1
             "BOT_MOVE_DELAY": "0",
             "TELEGRAM_HTTP": http,
             **({"DATABASE_URL": postgres} if postgres else {}),
@@ -374,6 +377,7 @@ def main() -> None:
     parser.add_argument("--database", choices=["sqlite", "postgresql"], nargs="+", default=["sqlite"])
     parser.add_argument("--processes", type=int, choices=[1, 2], nargs="+", default=[1])
     parser.add_argument("--bots", action="store_true", help="computer players at every seat: bot moves/s")
+    parser.add_argument("--think", type=float, default=0.1, help="with --bots: CPU seconds a decision")
     args = parser.parse_args()
     with contextlib.ExitStack() as stack:
         server = stack.enter_context(postgres.server()) if "postgresql" in args.database else None
@@ -402,7 +406,9 @@ def measure(args: argparse.Namespace, server: str | None) -> None:
                     if server and not db.startswith("sqlite")
                     else None
                 )
-                f = asyncio.run(run(tables, args.seconds, limits, pace, http, url, processes, args.bots))
+                f = asyncio.run(
+                    run(tables, args.seconds, limits, pace, http, url, processes, args.bots, args.think)
+                )
             calls = ", ".join(f"{m} {n:.2f}" for m, n in f.calls_per_move.items() if n >= 0.01)
             print(
                 f"{f.tables:>5} tables, {db}, {http}, limits {'on ' if limits else 'off'}: "

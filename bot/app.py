@@ -155,6 +155,7 @@ async def _stopping(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     database has everything; a restart redraws the rest)."""
     found: Deps | None = application.bot_data.get(DEPS)
     if found is not None:
+        await found.service.thinker.stop()
         await found.outbox.close(flush=FLUSH_SECONDS)
 
 

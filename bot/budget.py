@@ -22,7 +22,7 @@ URGENT, SOON, LATER = 0, 1, 2  # ranks: a reply or result; a hand whose player m
 
 class Budget:
     def __init__(self, budget: int, window: float, clock: Callable[[], float]) -> None:
-        self.budget = budget
+        self.full = self.budget = budget
         self.window = window
         self.clock = clock
         self._sent: deque[float] = deque()  # grants and sends in the last window, oldest first
@@ -37,6 +37,12 @@ class Budget:
         if len(self._sent) < self.budget:
             return 0.0
         return max(0.0, self._sent[len(self._sent) - self.budget] + self.window - now)
+
+    def share(self, processes: int) -> None:
+        """Several bot processes send for one token (bot/cluster.py): this one keeps its part of the budget."""
+        self.budget = max(1, self.full // max(1, processes))
+        if any(self._queues):
+            self._schedule()
 
     def waiting(self) -> int:
         return sum(len(q) for q in self._queues)

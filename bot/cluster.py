@@ -12,7 +12,8 @@ renewing, restoring their tables from the database: killing a process stops none
 longer than a lease.
 
 Private chats without a table in question (/language, /stats, /help) are handled wherever they arrive; the
-caches of users and chats are kept true by NOTIFYs of every change (``Database.changed``).
+caches of users and chats are kept true by NOTIFYs of every change (``Database.changed``). Telegram's overall
+budget (30 sends a second) belongs to the bot token: each alive process keeps an equal part of it.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from telegram.constants import ChatType
 from telegram.ext import Application, ApplicationHandlerStop, ContextTypes
 
 from bot.callbacks import decode
+from bot.handlers.common import DEPS, Deps
+from bot.outbox import Outbox
 from bot.service import TableService
 from storage import Storage
 from storage.postgres import CHANGES, PostgresDatabase
@@ -71,6 +74,11 @@ class Cluster:
     def service(self) -> TableService:
         found: TableService = self.application.bot_data["service"]
         return found
+
+    @property
+    def outbox(self) -> Outbox:
+        deps: Deps = self.application.bot_data[DEPS]
+        return deps.outbox
 
     # ------------------------------------------------------------------ routing updates
 
@@ -128,6 +136,8 @@ class Cluster:
             return owner
 
     async def _renew(self) -> None:
+        # Telegram's overall budget belongs to the token, not the process: each alive process takes its part.
+        self.outbox.share(await self.storage.owners.alive(self.me, self.lease))
         held = await self.storage.owners.renew(self.me, self.lease)
         for chat in self.owned - held:
             log.warning("chat %s went to another process (this one missed its lease)", chat)

@@ -5,6 +5,7 @@ line whatever the level, tracebacks included."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 from typing import TextIO
@@ -28,10 +29,18 @@ class TokenMask(logging.Formatter):
         return text
 
 
+def _not_a_stop(record: logging.LogRecord) -> bool:
+    """A timer job cancelled because the bot is stopping (a computer player still thinking) is not an error:
+    the scheduler would log one, with a traceback, for every such table. Nothing was written; the next start
+    takes the turn again."""
+    return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
+
+
 def configure(level: str, libraries: str, token: str, stream: TextIO | None = None) -> logging.Handler:
     """One handler on the root logger (to ``stream``, stderr by default), returned so tests can remove it."""
     handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(TokenMask(token))
+    handler.addFilter(_not_a_stop)
     root = logging.getLogger()
     for old in list(root.handlers):
         if getattr(old, "durak", False):

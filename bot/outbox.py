@@ -111,6 +111,10 @@ class Outbox:
 
     # ------------------------------------------------------------------ what the bot asks
 
+    def share(self, processes: int) -> None:
+        """``processes`` bot processes send for this token now: this one keeps its part of the overall budget."""
+        self._budget.share(processes)
+
     def mark(self, chat_id: int, key: Key, *, soon: bool = False) -> None:
         """This message shows something else now: draw and send it when its turn comes (``soon``: somebody
         must act on it, so it goes ahead of other redraws when the overall budget is short)."""

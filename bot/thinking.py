@@ -32,6 +32,7 @@ class Thinker:
         self.budget_scale = budget_scale
         self._pools: dict[int, Executor] = {}
         self._fallback = HeuristicPlayer()
+        self._thinking: set[asyncio.Future[Move]] = set()  # decisions under way, abandoned by ``stop``
 
     def warm_up(self) -> None:
         """Start the workers now, so the first bot move does not wait for a process to import the engine."""
@@ -49,14 +50,18 @@ class Thinker:
             return decide(seen, level)  # instant: not worth a trip to a worker
         loop = asyncio.get_running_loop()
         lane = table % max(1, self.workers)
+        future = loop.run_in_executor(self._executor(lane), decide, seen, level, self.budget_scale, who)
+        self._thinking.add(future)
         try:
-            move = await loop.run_in_executor(
-                self._executor(lane), decide, seen, level, self.budget_scale, who
-            )
+            move = await future
+        except asyncio.CancelledError:
+            raise
         except Exception:
             log.exception("a computer player failed; the heuristic player moves instead")
             self._discard(lane)
             return self._fallback.choose(seen)
+        finally:
+            self._thinking.discard(future)
         if move not in seen.moves:  # never trust a worker blindly: the engine would refuse it anyway
             log.error("a computer player chose an illegal move %s; the heuristic player moves instead", move)
             return self._fallback.choose(seen)
@@ -77,6 +82,15 @@ class Thinker:
         pool = self._pools.pop(lane, None)
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+
+    async def stop(self) -> None:
+        """The bot is stopping: decisions under way are abandoned (nothing was written; the next start takes
+        those turns again), so their tasks end before the event loop closes instead of being destroyed
+        pending, and the workers go."""
+        for future in list(self._thinking):
+            future.cancel()
+        self.close()
+        await asyncio.sleep(0)  # the abandoned decisions' tasks run to their end
 
     def close(self) -> None:
         for lane in list(self._pools):

@@ -160,6 +160,13 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX forwarded_owner ON forwarded (owner, id);
     """,
+    # 5: the processes alive, so that they share Telegram's overall budget of one bot token between them.
+    """
+    CREATE TABLE processes (
+        name TEXT PRIMARY KEY,
+        alive_until REAL NOT NULL
+    );
+    """,
 ]
 
 # PostgreSQL runs the same steps, translated by these rules (the only place the two schemas differ): 64-bit

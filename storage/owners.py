@@ -49,6 +49,19 @@ class Owners:
     async def release(self, me: str) -> None:
         """A clean stop: the chats go to whichever process is asked next, without waiting for the lease."""
         await self.db.execute("DELETE FROM chat_owners WHERE owner = ?", (me,))
+        await self.db.execute("DELETE FROM processes WHERE name = ?", (me,))
+
+    async def alive(self, me: str, lease: float, *, now: float | None = None) -> int:
+        """``me`` is alive for another lease; returns how many processes are (``me`` among them)."""
+        now = time.time() if now is None else now
+        await self.db.execute(
+            """INSERT INTO processes (name, alive_until) VALUES (?, ?)
+               ON CONFLICT (name) DO UPDATE SET alive_until = excluded.alive_until""",
+            (me, now + lease),
+        )
+        await self.db.execute("DELETE FROM processes WHERE alive_until < ?", (now - 10 * lease,))
+        row = await self.db.fetch_one("SELECT COUNT(*) AS n FROM processes WHERE alive_until >= ?", (now,))
+        return int(row["n"]) if row else 1
 
     async def orphaned(self, *, now: float | None = None) -> list[int]:
         """Chats with live tables whose owner's lease ran out, or that nobody owns."""

@@ -72,3 +72,22 @@ async def test_a_cancelled_waiter_does_not_hold_the_queue() -> None:
     gone.cancel()
     budget.done(slot, 0)
     await asyncio.wait_for(after, 1)
+
+
+async def test_two_processes_sharing_the_token_each_keep_half_of_the_budget() -> None:
+    budget = Budget(6, WINDOW, time.monotonic)
+    budget.share(2)  # bot/cluster.py: another process sends for the same token
+    sent: list[float] = []
+
+    async def chat() -> None:
+        slot = await budget.take(LATER)
+        sent.append(time.monotonic())
+        budget.done(slot, 1)
+
+    await asyncio.wait_for(asyncio.gather(*(chat() for _ in range(30))), 10)
+    assert most_in_a_window(sent, WINDOW) <= 3
+    budget.share(1)  # the other one is gone: the whole budget again
+    sent.clear()
+    await asyncio.sleep(WINDOW)
+    await asyncio.wait_for(asyncio.gather(*(chat() for _ in range(30))), 10)
+    assert most_in_a_window(sent, WINDOW) == 6

@@ -3,6 +3,7 @@ the token, the fair-play salt or anybody's hand, at any level."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 import os
@@ -127,3 +128,20 @@ def test_check_validates_the_settings_and_the_database_and_exits(tmp_path: Path)
     assert done.stdout.startswith("OK: settings valid (long polling)") and "0 tables" in done.stdout
     done = run_bot(tmp_path / "d.sqlite3", "--check", token="not a token")
     assert done.returncode == 2 and "BOT_TOKEN" in done.stderr
+
+
+def test_a_job_cancelled_by_the_stop_is_no_error_line_and_a_real_error_still_is() -> None:
+    stream = io.StringIO()
+    handler = logs.configure("INFO", "WARNING", TOKEN, stream)
+    try:
+        scheduler = logging.getLogger("apscheduler.executors.default")
+        for error in (asyncio.CancelledError(), ValueError("a real failure")):
+            try:
+                raise error
+            except BaseException:
+                scheduler.exception('Job "bot:7" raised an exception')
+    finally:
+        logging.getLogger().removeHandler(handler)
+    lines = stream.getvalue()
+    assert "CancelledError" not in lines
+    assert lines.count('Job "bot:7" raised an exception') == 1 and "ValueError: a real failure" in lines

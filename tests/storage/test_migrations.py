@@ -6,10 +6,18 @@ import sqlite3
 from pathlib import Path
 
 import aiosqlite
+import psycopg
 import pytest
 
 from storage import SchemaTooNew, Storage
-from storage.migrations import LATEST, MIGRATIONS, migrate, schema_version
+from storage.migrations import (
+    LATEST,
+    MIGRATIONS,
+    POSTGRES_MIGRATIONS,
+    migrate,
+    migrate_postgres,
+    schema_version,
+)
 
 
 async def test_a_new_database_is_created_at_the_latest_version_with_wal_and_foreign_keys(
@@ -94,3 +102,25 @@ async def test_a_version_1_database_with_games_upgrades_keeping_them(tmp_path: P
         assert (await store.db.fetch_one("PRAGMA user_version"))[0] == LATEST  # type: ignore[index]
     finally:
         await store.close()
+
+
+async def test_postgresql_migrates_step_by_step_and_refuses_a_newer_schema(postgres_url: str) -> None:
+    async with await psycopg.AsyncConnection.connect(postgres_url, autocommit=True) as conn:
+        assert await migrate_postgres(conn, POSTGRES_MIGRATIONS[:1]) == 1
+        await conn.execute("INSERT INTO users (id, first_name, updated_at) VALUES (1, 'Ann', 0)")
+        await conn.execute("INSERT INTO chats (id, type, updated_at) VALUES (-1, 'group', 0)")
+        await conn.execute(
+            "INSERT INTO tables (chat_id, creator_id, status, options, created_at, updated_at) "
+            "VALUES (-1, 1, 'lobby', '{}', 0, 0)"
+        )
+    store = await Storage.open(postgres_url)  # the rest of the steps, keeping the rows
+    try:
+        (table,) = await store.tables.live()
+        assert table.join_token  # step 3 gave the old table a token
+        row = await store.db.fetch_one("SELECT version FROM schema_version")
+        assert row is not None and row["version"] == LATEST
+        await store.db.execute("UPDATE schema_version SET version = ?", (LATEST + 1,))
+    finally:
+        await store.close()
+    with pytest.raises(SchemaTooNew, match=f"schema version {LATEST + 1}"):
+        await Storage.open(postgres_url)

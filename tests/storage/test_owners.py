@@ -53,3 +53,12 @@ async def test_forwarded_updates_are_taken_once_in_order_and_follow_the_chat(sto
     assert await owners.forwarded("b") == ['{"update_id": 1}', '{"update_id": 3}']
     assert await owners.forwarded("b") == []
     assert await owners.forwarded("a") == ['{"update_id": 2}']
+
+
+async def test_processes_alive_are_counted_until_they_stop_or_go_quiet(store: Storage) -> None:
+    owners = store.owners
+    assert await owners.alive("a", LEASE, now=100) == 1
+    assert await owners.alive("b", LEASE, now=101) == 2
+    assert await owners.alive("a", LEASE, now=112) == 1  # b has not said it is alive since 101
+    await owners.release("a")
+    assert await owners.alive("b", LEASE, now=113) == 1
