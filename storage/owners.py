@@ -82,15 +82,11 @@ class Owners:
 
     async def forwarded(self, me: str) -> list[str]:
         """The updates waiting for ``me``, oldest first, taken (nobody else gets them)."""
-        async with self.db.transaction():
+        async with self.db.transaction():  # one statement takes them: none is handed over meanwhile, too
             rows = await self.db.fetch_all(
-                "SELECT id, payload FROM forwarded WHERE owner = ? ORDER BY id", (me,)
+                "DELETE FROM forwarded WHERE owner = ? RETURNING id, payload", (me,)
             )
-            if rows:
-                await self.db.execute(
-                    "DELETE FROM forwarded WHERE owner = ? AND id <= ?", (me, rows[-1]["id"])
-                )
-        return [str(r["payload"]) for r in rows]
+        return [str(r["payload"]) for r in sorted(rows, key=lambda r: int(r["id"]))]
 
     async def adopt(self, chat_id: int, me: str) -> None:
         """Updates of the chat forwarded to its former owner, which stopped before handling them, go to ``me``
