@@ -12,6 +12,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.i18n import LANGUAGES
 from bot.outbox import Limits
+from storage.db import is_postgres
 
 _TOKEN = re.compile(r"^\d{5,}:[A-Za-z0-9_-]{30,}$")
 _SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
@@ -111,7 +112,7 @@ class Settings(BaseSettings):
     @field_validator("database_url")
     @classmethod
     def _postgres_url(cls, value: str | None) -> str | None:
-        if value and not value.startswith(("postgresql://", "postgres://")):
+        if value and not is_postgres(value):
             raise ValueError("DATABASE_URL must be a postgresql:// URL (leave it unset for SQLite)")
         return value or None
 

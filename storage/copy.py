@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from storage import describe
-from storage.db import Database, StorageUnusable, Write
+from storage.db import Database, StorageUnusable, Write, is_postgres
 from storage.migrations import SchemaTooNew
 from storage.postgres import PostgresDatabase
 from storage.sqlite import SqliteDatabase
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("source", type=Path, help="the SQLite file (DATABASE_PATH)")
     parser.add_argument("target", help="the PostgreSQL URL (DATABASE_URL), an empty database")
     args = parser.parse_args(argv)
-    if not args.target.startswith(("postgresql://", "postgres://")):
+    if not is_postgres(args.target):
         print("The target must be a postgresql:// URL.", file=sys.stderr)
         return 2
     try:

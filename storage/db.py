@@ -127,4 +127,5 @@ class Database(ABC):
 
 
 def is_postgres(where: str | Path) -> bool:
+    """A PostgreSQL URL (anything else is a SQLite file)."""
     return isinstance(where, str) and where.startswith(("postgresql://", "postgres://"))

@@ -40,6 +40,17 @@ def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp
     assert load_settings().ai_workers == 0
 
 
+def test_a_database_url_is_postgresql_or_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BOT_TOKEN", "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123")
+    assert load_settings().database == Path("durak.sqlite3")  # no URL: the SQLite file
+    monkeypatch.setenv("DATABASE_URL", "postgresql://durak:secret@db.example/durak")
+    assert load_settings().database == "postgresql://durak:secret@db.example/durak"
+    monkeypatch.setenv("DATABASE_URL", "mysql://durak@db.example/durak")
+    with pytest.raises(SettingsError, match="postgresql://"):
+        load_settings()
+
+
 def test_python_m_bot_without_a_token_says_so_and_exits(tmp_path: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
