@@ -63,22 +63,24 @@ class Cluster:
         self.db: PostgresDatabase = storage.db
         self.me = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self.owned: set[int] = set()
-        self._chat_of: dict[
-            int, int
-        ] = {}  # table id -> its chat (a table never changes chat but by migration)
+        # table id -> its chat (a table changes chat only when its group becomes a supergroup)
+        self._chat_of: dict[int, int] = {}
         self._claiming = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
         self._wake = asyncio.Event()
 
     @property
     def service(self) -> TableService:
-        found: TableService = self.application.bot_data["service"]
-        return found
+        return self._deps.service
 
     @property
     def outbox(self) -> Outbox:
+        return self._deps.outbox
+
+    @property
+    def _deps(self) -> Deps:
         deps: Deps = self.application.bot_data[DEPS]
-        return deps.outbox
+        return deps
 
     # ------------------------------------------------------------------ routing updates
 

@@ -39,7 +39,7 @@ _in_transaction: contextvars.ContextVar[tuple[PostgresDatabase, Connection] | No
 class PostgresDatabase(Database):
     dialect = "postgresql"
 
-    def __init__(self, pool: AsyncConnectionPool[Connection], where: str, url: str = "") -> None:
+    def __init__(self, pool: AsyncConnectionPool[Connection], where: str, url: str) -> None:
         self._pool = pool
         self._url = url
         self.where = where

@@ -175,7 +175,7 @@ async def _configure(conn: aiosqlite.Connection, synchronous: str) -> None:
     await conn.execute("PRAGMA busy_timeout = 5000")
 
 
-def apply(conn: sqlite3.Connection, write: Write) -> Any:
+def _apply(conn: sqlite3.Connection, write: Write) -> Any:
     """One ``Write`` on a connection: its outcome, or the exception it stands for."""
     if write.rows is not None:
         changed = conn.executemany(write.sql, write.rows).rowcount
@@ -202,7 +202,7 @@ def _fetch(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> list[
 def _apply_one(conn: sqlite3.Connection, writes: tuple[Write, ...]) -> list[Any]:
     conn.execute("SAVEPOINT write")
     try:
-        outcomes = [apply(conn, w) for w in writes]
+        outcomes = [_apply(conn, w) for w in writes]
     except BaseException:
         conn.execute("ROLLBACK TO write")
         conn.execute("RELEASE write")
