@@ -15,7 +15,7 @@ from engine.ai.levels import BUDGET, player_for
 from engine.ai.pimc import PimcPlayer
 from engine.options import BotLevel
 
-NAMES = ("random", "greedy", "heuristic", "easy", "normal", "hard", "search", "pimc")
+NAMES = ("random", "greedy", "heuristic", "easy", "normal", "hard", "search", "reader", "pimc")
 
 
 def make(name: str, seed: int, budget: float | None = None) -> Player:
@@ -27,6 +27,8 @@ def make(name: str, seed: int, budget: float | None = None) -> Player:
         return HeuristicPlayer()
     if name == "search":
         return SearchPlayer(budget or 1.0, seed=seed)
+    if name == "reader":
+        return SearchPlayer(budget or 1.0, seed=seed, reads=True)
     if name == "pimc":
         return PimcPlayer((budget or BUDGET[BotLevel.NORMAL]) / 10, seed=seed)
     if name in NAMES:

@@ -50,6 +50,10 @@ class Job:
 
 
 MAX_MOVES = 5000  # a game of two deterministic players may repeat one cycle of bouts for ever
+# Bouts in a row, talon empty, with no card beaten and nobody out: the players are passing the same cards
+# back and forth (takes both ways). Heuristic players can do it for ever, and at half a second a search
+# decision the move cap alone once held a worker for 40 minutes on one such game. Undecided, like a draw.
+STALL_BOUTS = 40
 
 
 def play(job: Job) -> tuple[tuple[str, ...], tuple[bool, ...], bool, dict[str, list[float]]]:
@@ -61,8 +65,14 @@ def play(job: Job) -> tuple[tuple[str, ...], tuple[bool, ...], bool, dict[str, l
     players = [make(name, job.seed + 7919 * job.deal + s, job.budget) for s, name in enumerate(seats)]
     times: dict[str, list[float]] = defaultdict(list)
     pick = random.Random(job.deal + 31 * job.rotation)
+    progress, since = (-1, -1), 0  # (cards beaten, seats out) and the bout it last changed
     for _ in range(MAX_MOVES):
         if game.result is not None:
+            break
+        now = (game.discard.bit_count(), len(game.finishers))
+        if now != progress or game.talon:
+            progress, since = now, game.bout
+        elif game.bout - since >= STALL_BOUTS:
             break
         on_clock = game.to_act()
         seat = on_clock[0] if len(on_clock) == 1 else pick.choice(on_clock)

@@ -1,8 +1,10 @@
 """Playing strength for added bots, chosen per table; a bot that takes over a seat plays ``normal``.
 
-easy: the instant heuristic player (no look-ahead) with one decision in twenty at random. normal and hard:
-the search player with a budget of 0.5 s and 1.5 s of CPU time a move; both solve endgames exactly once
-every card is accounted for. bench/ladder.py measures how far apart the levels are.
+easy: the instant heuristic player (no look-ahead) with one decision in twenty at random. normal: the search
+player with 0.5 s of CPU time a move, solving an endgame exactly once every card is accounted for if that
+takes at most a quarter of a second. hard: 1.5 s a move, up to 4 s and 400,000 positions for an endgame
+(most endgames normal gives up on), and it reads the opponents' play (engine.ai.reading). bench/ladder.py
+measures how far apart the levels are.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from engine.options import BotLevel
 from engine.views import View
 
 BUDGET = {BotLevel.NORMAL: 0.5, BotLevel.HARD: 1.5}
+HARD_ENDGAME = 4.0  # CPU seconds
+HARD_ENDGAME_NODES = 400_000  # the solver's table may reach twice this: about 340 MB at worst
 # Without slips, easy bots left alone in an endgame can repeat one cycle of bouts for ever (about one game
 # in 3,000 between heuristic players); a random decision now and then breaks any cycle.
 EASY_SLIPS = 0.05
@@ -28,7 +32,16 @@ def player_for(level: BotLevel, *, seed: int | None = None, budget_scale: float 
     """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts)."""
     if level is BotLevel.EASY:
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
-    return SearchPlayer(BUDGET[level] * budget_scale, seed=seed)
+    budget = BUDGET[level] * budget_scale
+    if level is BotLevel.HARD:
+        return SearchPlayer(
+            budget,
+            seed=seed,
+            solver_nodes=HARD_ENDGAME_NODES,
+            endgame=HARD_ENDGAME * budget_scale,
+            reads=True,
+        )
+    return SearchPlayer(budget, seed=seed)
 
 
 def ready() -> bool:

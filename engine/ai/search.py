@@ -25,6 +25,7 @@ from typing import Final
 
 from engine.ai.heuristic import HeuristicPlayer
 from engine.ai.policy import playout, policy_move, rewards
+from engine.ai.reading import Reading
 from engine.ai.solver import Endgame
 from engine.ai.worlds import Worlds
 from engine.moves import TAKE, Move
@@ -61,7 +62,9 @@ class Decision:
 class SearchPlayer:
     """Decides in ``budget`` seconds of ``clock`` (CPU time of the thinking thread by default, so a busy
     host slows a bot down but does not weaken it), or after exactly ``iterations`` iterations if given
-    (deterministic under ``seed`` then)."""
+    (deterministic under ``seed`` then). An endgame may take the solver ``endgame`` seconds (default: half
+    the budget) and ``solver_nodes`` positions; if it cannot be solved in them, half the budget is still
+    left for the search. ``reads``: it reads the opponents' play (engine.ai.reading)."""
 
     def __init__(
         self,
@@ -70,15 +73,20 @@ class SearchPlayer:
         iterations: int | None = None,
         seed: int | None = None,
         solver_nodes: int = 150_000,
+        endgame: float | None = None,
         clock: Callable[[], float] = time.thread_time,
+        reads: bool = False,
     ) -> None:
         self.budget = budget
+        self.endgame = budget / 2 if endgame is None else endgame
         self.iterations = iterations
         self.rng = random.Random(seed)
         self.clock = clock
         self.last: Decision | None = None
         self._endgame = Endgame(solver_nodes, clock)
         self.prior = HeuristicPlayer()
+        # Reading the opponents (engine.ai.reading) needs the same player for a whole game.
+        self.reading = Reading() if reads else None
 
     def remembered(self) -> int:
         """Endgame positions it keeps solved (each about 430 bytes): what keeping this player costs."""
@@ -89,11 +97,13 @@ class SearchPlayer:
         moves = list(view.moves)
         if not moves:
             raise ValueError("a seat without a legal move has nothing to decide")
+        if self.reading is not None:
+            self.reading.observe(view)
         if len(moves) == 1:
             return self._decided(moves[0], "forced", 0, start)
-        worlds = Worlds(view, random.Random(self.rng.getrandbits(64)))
-        # Half the budget at most for the solver, so a position too big to solve still gets a full search.
-        deadline = None if self.iterations is not None else start + self.budget / 2
+        doubts = self.reading.weights(view) if self.reading is not None else None
+        worlds = Worlds(view, random.Random(self.rng.getrandbits(64)), doubts)
+        deadline = None if self.iterations is not None else start + self.endgame
         good = self._endgame.best(worlds, moves, deadline)
         if good is not None:
             if len(good) == 1:
@@ -104,6 +114,8 @@ class SearchPlayer:
 
     def _decided(self, move: Move, how: str, iterations: int, start: float) -> Move:
         self.last = Decision(move, how, iterations, self.clock() - start)
+        if self.reading is not None:
+            self.reading.chose(move)
         return move
 
     def _pick(self, root: _Node, view: View, moves: list[Move]) -> Move:
@@ -135,7 +147,8 @@ class SearchPlayer:
         me = worlds.knowledge.seat
         root = _Node(me)  # the root's own seat: whose decision it is
         rand = worlds.rng.random
-        deadline = start + self.budget  # the solver, if it tried, spent at most half of it
+        # The solver, if it tried and gave up, may have spent its whole share: half the budget stays for this.
+        deadline = max(start + self.budget, self.clock() + self.budget / 2)
         done = 0
         while True:
             if self.iterations is not None:

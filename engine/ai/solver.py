@@ -61,8 +61,8 @@ class Solver:
             raise ValueError("exact play needs two sides left")
         self.nodes, self.deadline = 0, deadline
         self._line.clear()  # a search that ran out of budget left its line behind
-        if len(self._table) > 2 * self.limit:
-            self._table.clear()  # memory stays bounded over a long session
+        if len(self._table) > self.limit:
+            self._table.clear()  # memory stays bounded (twice the limit at most) over a long session
         out: dict[Move, float] = {}
         for move in moves:
             child = game.copy()

@@ -64,14 +64,20 @@ class Knowledge:
 
 
 class Worlds:
-    """Games consistent with a seat's view, dealt from its ``Knowledge`` with a seeded RNG."""
+    """Games consistent with a seat's view, dealt from its ``Knowledge`` with a seeded RNG. ``doubts``
+    (engine.ai.reading) makes some deals likelier than others: per seat, unseen cards it probably does not
+    hold, with a weight below 1 (a card of weight w goes into that hand w times as often as one without)."""
 
-    def __init__(self, view: View, rng: random.Random) -> None:
+    def __init__(
+        self, view: View, rng: random.Random, doubts: dict[int, dict[int, float]] | None = None
+    ) -> None:
         self.view = view
         self.knowledge = Knowledge.of(view)
         self.rng = rng
         self._unseen = list(cards_of(self.knowledge.unseen))
         self._template = _template(view)
+        slots = self.knowledge.slots
+        self._doubts = {s: d for s, d in (doubts or {}).items() if slots[s] and d}
 
     def sample(self) -> Game:
         """A world to play on: ``deal``, and the throwers it gives nothing to add pass at once, as they
@@ -85,6 +91,8 @@ class Worlds:
         k = self.knowledge
         cards = self._unseen
         self.rng.shuffle(cards)
+        if self._doubts:
+            cards = self._weighed(cards)
         g = self._template.copy()
         hands = list(k.known)
         at = 0
@@ -98,6 +106,25 @@ class Worlds:
             talon.insert(0, g.trump_card)
         g.talon = talon
         return g
+
+    def _weighed(self, shuffled: list[int]) -> list[int]:
+        """The shuffled unseen cards reordered so that each doubted seat's slots are a weighted sample
+        without replacement (Efraimidis–Spirakis: the largest keys u^(1/w)); the rest stay in shuffled
+        order, which is still uniform."""
+        rand = self.rng.random
+        rest = shuffled
+        out: list[int] = []
+        for s, count in enumerate(self.knowledge.slots):
+            doubted = self._doubts.get(s)
+            if doubted is None:
+                out += rest[:count]
+                rest = rest[count:]
+                continue
+            keys = sorted(((rand() ** (1 / doubted.get(c, 1.0)), c) for c in rest), reverse=True)
+            chosen = {c for _, c in keys[:count]}
+            out += chosen
+            rest = [c for c in rest if c not in chosen]
+        return out + rest
 
 
 def _template(view: View) -> Game:

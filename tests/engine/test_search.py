@@ -294,6 +294,8 @@ def test_levels() -> None:
     normal, hard = player_for(BotLevel.NORMAL), player_for(BotLevel.HARD)
     assert isinstance(normal, SearchPlayer) and isinstance(hard, SearchPlayer)
     assert normal.budget < hard.budget
+    assert normal.endgame < hard.endgame, "hard solves the endgames normal gives up on"
+    assert normal.reading is None and hard.reading is not None, "hard reads the opponents' play"
 
 
 def test_easy_bots_do_not_take_cards_back_and_forth_for_ever() -> None:
