@@ -135,7 +135,12 @@ def main() -> None:
     ]
     start = time.perf_counter()
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-        games = pool.map(play, jobs, chunksize=1) if args.jobs > 1 else list(map(play, jobs))
+        games = []
+        # One line per game as it ends (stderr): a long run stopped early still shows what it played.
+        for seats, lost, decisive, times in pool.imap(play, jobs) if args.jobs > 1 else map(play, jobs):
+            games.append((seats, lost, decisive, times))
+            durak = " ".join(name for name, out in zip(seats, lost, strict=True) if out) or "nobody"
+            print(f"game {len(games)}/{len(jobs)}: {' '.join(seats)}; durak: {durak}", file=sys.stderr)
     tallies: dict[str, Tally] = defaultdict(Tally)
     for seats, lost, decisive, times in games:
         for s, name in enumerate(seats):
