@@ -1,6 +1,7 @@
 """How much the opponents' actions tell: the likelihood ratios behind engine.ai.reading's weights.
 
-    .venv/bin/python bench/reading.py normal normal --deals 50 --budget 0.1 --jobs 2
+    .venv/bin/python bench/reading.py search search --budget 0.1 --deals 60 --jobs 2
+    .venv/bin/python bench/reading.py heuristic heuristic --deals 100 --jobs 2
 
 Plays games like bench/tournament.py (seats swapped) with a ``Reading`` watching every seat's decisions, and
 for every doubt it forms checks the real game: does the doubted seat hold the card at that moment? Prints per
