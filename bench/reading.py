@@ -3,7 +3,7 @@
     .venv/bin/python bench/reading.py search search --budget 0.1 --deals 60 --jobs 2
     .venv/bin/python bench/reading.py heuristic heuristic --deals 100 --jobs 2
 
-Plays games like bench/tournament.py (seats swapped) with a ``Reading`` watching every seat's decisions, and
+Plays games as bench/tournament.py does (the same deals and seatings) with a ``Reading`` watching every seat's decisions, and
 for every doubt it forms checks the real game: does the doubted seat hold the card at that moment? Prints per
 kind of doubt how often it did, against how often a uniform deal of the unseen cards would put it there (the
 seat's unseen slots over all unseen cards), and the ratio of the two: the weight engine.ai.reading should use.
@@ -13,40 +13,31 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import random
 import sys
 from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.players import make
-from bench.tournament import MAX_MOVES
+from bench.tournament import Job, play
 from engine import Game, Options, Variant
 from engine.ai.reading import Reading
 from engine.ai.worlds import Knowledge
-from engine.views import view
+from engine.moves import Move
+from engine.views import View
 
 Tally = dict[str, list[float]]  # what -> [doubts, held, expected]
 
 
-def play(job: tuple[int, int, tuple[str, ...], Options, float | None, int]) -> Tally:
-    deal, rotation, names, options, budget, seed = job
-    n = len(names)
-    seats = tuple(names[(s + rotation) % n] for s in range(n))
-    game = Game.deal(options, n, rng=random.Random(seed * 1_000_003 + deal))
-    players = [make(name, seed + 7919 * deal + s, budget) for s, name in enumerate(seats)]
-    logs: list[list[tuple[str, int, int]]] = [[] for _ in range(n)]
-    readers = [Reading(logs[s]) for s in range(n)]
-    pick = random.Random(deal + 31 * rotation)
+def read(job: Job) -> Tally:
+    """One game of ``job`` with a ``Reading`` per seat, every doubt checked against the real hands."""
+    logs: dict[int, list[tuple[str, int, int]]] = defaultdict(list)
+    readers: dict[int, Reading] = {}
     tally: Tally = defaultdict(lambda: [0.0, 0.0, 0.0])
-    for _ in range(MAX_MOVES):
-        if game.result is not None:
-            break
-        on_clock = game.to_act()
-        seat = on_clock[0] if len(on_clock) == 1 else pick.choice(on_clock)
-        seen = view(game, seat)
-        readers[seat].observe(seen)
+
+    def watch(game: Game, seat: int, seen: View, move: Move) -> None:
+        reader = readers.setdefault(seat, Reading(logs[seat]))
+        reader.observe(seen)
         knowledge = Knowledge.of(seen)
         unseen = knowledge.unseen.bit_count()
         for what, s, card in logs[seat]:
@@ -56,9 +47,9 @@ def play(job: tuple[int, int, tuple[str, ...], Options, float | None, int]) -> T
                 t[1] += game.hands[s] >> card & 1
                 t[2] += knowledge.slots[s] / unseen
         logs[seat].clear()
-        move = players[seat].choose(seen)
-        readers[seat].chose(move)
-        game.apply(seat, move)
+        reader.chose(move)
+
+    play(job, watch)
     return dict(tally)
 
 
@@ -77,10 +68,10 @@ def main() -> None:
     n = args.players or len(args.names)
     names = tuple(args.names[s % len(args.names)] for s in range(n))
     options = Options(variant=Variant(args.variant))
-    jobs = [(d, r, names, options, args.budget, args.seed) for d in range(args.deals) for r in range(n)]
+    jobs = [Job(d, r, names, options, args.budget, args.seed) for d in range(args.deals) for r in range(n)]
     total: Tally = defaultdict(lambda: [0.0, 0.0, 0.0])
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-        for tally in pool.imap_unordered(play, jobs):
+        for tally in pool.imap_unordered(read, jobs):
             for what, (k, held, expected) in tally.items():
                 t = total[what]
                 t[0] += k

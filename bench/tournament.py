@@ -20,6 +20,7 @@ import random
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.players import make
 from engine import Game, Options, Variant
-from engine.views import view
+from engine.moves import Move
+from engine.views import View, view
 
 
 @dataclass
@@ -56,8 +58,14 @@ MAX_MOVES = 5000  # a game of two deterministic players may repeat one cycle of 
 STALL_BOUTS = 40
 
 
-def play(job: Job) -> tuple[tuple[str, ...], tuple[bool, ...], bool, dict[str, list[float]]]:
-    """One game: who sat where, who lost, whether anyone lost, and each name's thinking times."""
+Watch = Callable[[Game, int, View, Move], None]  # (game, seat, its view, its move): before the move is made
+
+
+def play(
+    job: Job, watch: Watch | None = None
+) -> tuple[tuple[str, ...], tuple[bool, ...], bool, dict[str, list[float]]]:
+    """One game: who sat where, who lost, whether anyone lost, and each name's thinking times. ``watch``
+    sees every decision before it is applied (bench/reading.py)."""
     n = len(job.names)
     seats = tuple(job.names[(s + job.rotation) % n] for s in range(n))
     rng = random.Random(job.seed * 1_000_003 + job.deal)
@@ -81,6 +89,8 @@ def play(job: Job) -> tuple[tuple[str, ...], tuple[bool, ...], bool, dict[str, l
         move = players[seat].choose(seen)
         if len(seen.moves) > 1:
             times[seats[seat]].append(time.perf_counter() - start)
+        if watch is not None:
+            watch(game, seat, seen, move)
         game.apply(seat, move)  # validated: an illegal choice would raise here
     result = game.result
     if result is None:  # deterministic players repeating one cycle of bouts: no decision, like a draw

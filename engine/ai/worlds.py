@@ -66,7 +66,8 @@ class Knowledge:
 class Worlds:
     """Games consistent with a seat's view, dealt from its ``Knowledge`` with a seeded RNG. ``doubts``
     (engine.ai.reading) makes some deals likelier than others: per seat, unseen cards it probably does not
-    hold, with a weight below 1 (a card of weight w goes into that hand w times as often as one without)."""
+    hold, with a weight below 1 (at each of that hand's draws, a card of weight w is w times as likely to be
+    drawn as one without)."""
 
     def __init__(
         self, view: View, rng: random.Random, doubts: dict[int, dict[int, float]] | None = None
