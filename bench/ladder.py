@@ -11,7 +11,11 @@ deals twice, seats swapped. ``--save`` appends every game as it ends to a file, 
 games of such files instead of playing (so a long ladder can be played in parts). Ratings are
 the maximum-likelihood Elo of all games (Bradley–Terry; a draw scores ½; one virtual draw per pair played
 keeps a player that won every game finite: its distance to the loser is then a bound, not a measure), the
-first name (or ``--anchor``) at 0, with 95% intervals from a bootstrap over the games. Each neighbour gap is printed with its own interval, and decision times (CPU) per player.
+first name (or ``--anchor``) at 0, with 95% intervals from a bootstrap over the deals: the two games of a deal
+are resampled together, since they are not independent (a deal that favours one seat tends to give each
+player one win). Games saved without their deal (before this was recorded) each count as a deal of their
+own, which can only widen the intervals. Each neighbour gap is printed with its own interval, and decision
+times (CPU) per player.
 Budgets are CPU time (bench/players.py), so a busy machine slows the ladder without changing it.
 """
 
@@ -33,6 +37,7 @@ from bench.tournament import Job, percentile, play
 from engine import Options, Variant
 
 Game = tuple[int, int, float]  # (player, opponent, player's score)
+Deal = str  # which deal a game was played on: the two games with seats swapped share it
 
 
 def elo(players: int, games: list[Game], anchor: int = 0, rounds: int = 500) -> list[float]:
@@ -61,15 +66,22 @@ def elo(players: int, games: list[Game], anchor: int = 0, rounds: int = 500) -> 
 
 
 def bootstrap(
-    players: int, games: list[Game], samples: int, rng: random.Random, anchor: int = 0
+    players: int,
+    games: list[Game],
+    deals: list[Deal],
+    samples: int,
+    rng: random.Random,
+    anchor: int = 0,
 ) -> list[list[float]]:
-    """Ratings of ``samples`` resamplings of the games (with replacement, within each pair)."""
-    by_pair: dict[tuple[int, int], list[Game]] = defaultdict(list)
-    for g in games:
-        by_pair[g[0], g[1]].append(g)
+    """Ratings of ``samples`` resamplings: within each pair of players, its deals drawn with replacement,
+    each with all of its games (``deals[i]`` is the deal of ``games[i]``)."""
+    by_pair: dict[tuple[int, int], dict[Deal, list[Game]]] = defaultdict(lambda: defaultdict(list))
+    for g, deal in zip(games, deals, strict=True):
+        by_pair[min(g[0], g[1]), max(g[0], g[1])][deal].append(g)
+    clusters = [list(pair.values()) for pair in by_pair.values()]
     runs = []
     for _ in range(samples):
-        drawn = [g for pair in by_pair.values() for g in rng.choices(pair, k=len(pair))]
+        drawn = [g for pair in clusters for cluster in rng.choices(pair, k=len(pair)) for g in cluster]
         runs.append(elo(players, drawn, anchor, rounds=200))
     return runs
 
@@ -103,12 +115,14 @@ def main() -> None:
     pairs = list(dict.fromkeys([*extra, *near]))
     start = time.perf_counter()
     games: list[Game] = []
+    deals: list[Deal] = []
     times: dict[str, list[float]] = defaultdict(list)
     if args.load:
         for path in args.load:
-            for line in path.read_text().splitlines():
-                first, second, score, spent = json.loads(line)
+            for number, line in enumerate(path.read_text().splitlines()):
+                first, second, score, spent, *deal = json.loads(line)
                 games.append((index[first], index[second], score))
+                deals.append(deal[0] if deal else f"{path}:{number}")  # unrecorded: a deal of its own
                 for name, t in spent.items():
                     times[name].extend(t)
     else:
@@ -124,14 +138,15 @@ def main() -> None:
                 first = seats.index(job.names[0])
                 score = 0.5 if not decisive else float(not lost[first])
                 games.append((index[job.names[0]], index[job.names[1]], score))
+                deals.append(f"{args.variant}/{args.seed}/{job.deal}")
                 for name, t in spent.items():
                     times[name].extend(t)
                 if args.save:
                     with args.save.open("a") as out:
-                        out.write(json.dumps([*job.names, score, spent]) + "\n")
+                        out.write(json.dumps([*job.names, score, spent, deals[-1]]) + "\n")
     anchor = index[args.anchor] if args.anchor else 0
     ratings = elo(len(names), games, anchor)
-    runs = bootstrap(len(names), games, args.bootstrap, random.Random(args.seed), anchor)
+    runs = bootstrap(len(names), games, deals, args.bootstrap, random.Random(args.seed), anchor)
     print(
         f"{len(games)} games, {len({(a, b) for a, b, _ in games})} pairs, heads-up, 36 cards, "
         f"{args.variant}, {time.perf_counter() - start:.0f}s"
