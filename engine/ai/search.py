@@ -36,6 +36,10 @@ TIE: Final = 1.0  # standard errors within which two moves' means count as a tie
 SEAT_BITS: Final = (
     3  # an edge's key packs (seat, move) into one int: ``seat | move << SEAT_BITS`` (seats are below 8)
 )
+# Moves of the other seats in a row after which a walk down the tree gives way to a playout. Those seats move
+# by the policy without its random moves in the tree, and at a table of three or more they can pass cards
+# round for ever (each takes what the next leads) while this seat never acts again: a walk must not wait.
+WAIT: Final = 200
 
 
 class _Node:
@@ -160,12 +164,17 @@ class SearchPlayer:
             world = worlds.sample()
             node, path = root, [root]
             seat, legal = me, moves
+            waited = 0
             while world.result is None:
                 if len(path) > 1:
                     seat, legal = world.turn(rand)
                     if seat != me:
+                        if waited == WAIT or world.out[me] >= 0:
+                            break  # this seat will not act again soon, or ever: a playout finds the result
+                        waited += 1
                         world.push(seat, policy_move(world, seat, legal))
                         continue
+                waited = 0
                 move, node, fresh = _select(node, seat, legal, rand)
                 world.push(seat, move)
                 path.append(node)

@@ -16,8 +16,8 @@ from engine.ai.policy import playout, policy_move, rewards
 from engine.ai.search import SEAT_BITS, _Node
 from engine.ai.solver import DRAW, OutOfBudget, Solver, position_key
 from engine.ai.worlds import Knowledge, Worlds
-from engine.cards import DECK_MASK, cards_of, mask_of
-from engine.moves import parse_move
+from engine.cards import DECK_MASK, cards_of, lowest, mask_of
+from engine.moves import PASS, TAKE, lead_of, parse_move
 from engine.options import BotLevel
 from engine.views import view
 from tests.engine.helpers import cards, position
@@ -408,3 +408,33 @@ def test_kept_players_make_room_when_their_endgames_add_up(monkeypatch: pytest.M
     monkeypatch.setattr(levels, "KEPT_POSITIONS", 0)
     levels.decide(seen, BotLevel.NORMAL, 0.01, who=("c", 1, 0))
     assert list(levels._kept) == [(("c", 1, 0), BotLevel.NORMAL, 0.01)]
+
+
+def test_a_walk_gives_way_when_the_other_seats_would_pass_cards_round_for_ever(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At a table of four, leading both sixes takes seat 0 out. If the other three then each take the card
+    the one before leads, the game never ends; a 6-player benchmark game once hung on a search whose walk
+    waited for seat 0 to act again. Its walks now give way to a playout (with the policy's random moves)."""
+    from engine.ai import search
+
+    calls = 0
+
+    def round_for_ever(game: Game, seat: int, moves: list[int]) -> int:
+        nonlocal calls
+        calls += 1
+        if calls > 100_000:
+            raise AssertionError("a walk is waiting for ever")
+        if TAKE in moves:
+            return TAKE
+        if PASS in moves:
+            return PASS
+        return lead_of(1 << lowest(game.hands[seat]))
+
+    monkeypatch.setattr(search, "policy_move", round_for_ever)
+    g = position(["6s 6c", "7h 8h 9h", "7d 8d 9d", "7c 8c 9c"], trump="h")
+    v = view(g, 0)
+    assert len(v.moves) == 3  # 6♠, 6♣, or both
+    player = SearchPlayer(iterations=60, seed=1)
+    assert player.choose(v) in v.moves
+    assert player.last is not None and player.last.iterations == 60
