@@ -5,8 +5,8 @@ CPU for its whole budget, which a thread would take from the loop under the GIL)
 Each table thinks in one worker, always the same, so a bot's player lives there for the whole game and keeps
 what it learnt between moves (engine.ai.levels.decide keeps it).
 
-A worker that fails or dies never costs a move: the instant heuristic player answers instead, and a broken
-worker is replaced on the next decision.
+A worker that fails, dies or does not answer within its patience never costs a move: the instant heuristic
+player answers instead, and the worker is stopped and replaced on the next decision.
 """
 
 from __future__ import annotations
@@ -25,11 +25,17 @@ from engine.views import View
 
 log = logging.getLogger(__name__)
 
+# Wall-clock seconds a decision may take before the heuristic player answers for it. The slowest level thinks
+# for about 6 s of CPU (hard, in an endgame); a host busy enough to stretch that tenfold is overloaded, and a
+# search that runs longer still is broken. Scaled with the budget, for slow hosts.
+PATIENCE = 60.0
+
 
 class Thinker:
-    def __init__(self, workers: int = 1, budget_scale: float = 1.0) -> None:
+    def __init__(self, workers: int = 1, budget_scale: float = 1.0, patience: float | None = None) -> None:
         self.workers = workers
         self.budget_scale = budget_scale
+        self.patience = PATIENCE * max(1.0, budget_scale) if patience is None else patience
         self._pools: dict[int, Executor] = {}
         self._fallback = HeuristicPlayer()
         self._thinking: set[asyncio.Future[Move]] = set()  # decisions under way, abandoned by ``stop``
@@ -50,15 +56,22 @@ class Thinker:
             return decide(seen, level)  # instant: not worth a trip to a worker
         loop = asyncio.get_running_loop()
         lane = table % max(1, self.workers)
-        future = loop.run_in_executor(self._executor(lane), decide, seen, level, self.budget_scale, who)
+        pool = self._executor(lane)
+        future = loop.run_in_executor(pool, decide, seen, level, self.budget_scale, who)
         self._thinking.add(future)
         try:
-            move = await future
+            move = await asyncio.wait_for(future, self.patience)
+        except TimeoutError:
+            log.error(
+                "a computer player thought for over %.0f s; the heuristic player moves instead", self.patience
+            )
+            self._discard(lane, pool, stop=True)
+            return self._fallback.choose(seen)
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("a computer player failed; the heuristic player moves instead")
-            self._discard(lane)
+            self._discard(lane, pool)
             return self._fallback.choose(seen)
         finally:
             self._thinking.discard(future)
@@ -78,10 +91,19 @@ class Thinker:
             self._pools[lane] = pool
         return pool
 
-    def _discard(self, lane: int) -> None:
-        pool = self._pools.pop(lane, None)
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+    def _discard(self, lane: int, pool: Executor | None = None, *, stop: bool = False) -> None:
+        """Let ``lane``'s pool go (only ``pool``, if given: another decision may have replaced it already).
+        ``stop``: its worker is stuck in a decision, which no executor can cancel: end the process."""
+        current = self._pools.get(lane)
+        if current is None or (pool is not None and current is not pool):
+            return
+        del self._pools[lane]
+        if stop and isinstance(current, ProcessPoolExecutor):
+            # Python 3.14 has ProcessPoolExecutor.terminate_workers; before it, only the private table.
+            processes: dict[int, multiprocessing.Process] = getattr(current, "_processes", None) or {}
+            for process in list(processes.values()):
+                process.terminate()
+        current.shutdown(wait=False, cancel_futures=True)
 
     async def stop(self) -> None:
         """The bot is stopping: decisions under way are abandoned (nothing was written; the next start takes

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
+import time
 
 import pytest
 
@@ -75,4 +77,38 @@ async def test_a_seat_keeps_its_player_for_the_whole_game() -> None:
     assert levels._kept[((5, 1, 0), BotLevel.NORMAL, 0.02)] is kept
     await thinker.choose(seen, BotLevel.NORMAL, 5, (5, 2, 0))  # the next game: a new player
     assert levels._kept[((5, 2, 0), BotLevel.NORMAL, 0.02)] is not kept
+    thinker.close()
+
+
+async def test_a_decision_past_its_patience_is_answered_by_the_heuristic_player(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def stuck(seen: View, level: BotLevel, scale: float = 1.0, who: object = None) -> Move:
+        time.sleep(1.0)
+        return seen.moves[-1]
+
+    monkeypatch.setattr(thinking, "decide", stuck)
+    thinker = Thinker(workers=0, patience=0.05)
+    seen = a_choice()
+    started = time.perf_counter()
+    assert await thinker.choose(seen, BotLevel.NORMAL) == HeuristicPlayer().choose(seen)
+    assert time.perf_counter() - started < 0.9
+    assert not thinker._pools  # a fresh thread for the next decision
+    assert Thinker(budget_scale=3).patience == 3 * thinking.PATIENCE
+
+
+async def test_a_worker_stuck_in_a_decision_is_stopped() -> None:
+    """A worker process thinking far past its patience (here: a normal decision of 50 s) is ended, and the
+    table still gets its move at once."""
+    thinker = Thinker(workers=1, budget_scale=100, patience=1.0)
+    seen = a_choice()
+    choosing = asyncio.ensure_future(thinker.choose(seen, BotLevel.NORMAL))
+    await asyncio.sleep(0.2)
+    workers = list(thinker._pools[0]._processes.values())  # type: ignore[attr-defined]
+    assert workers and all(p.is_alive() for p in workers)
+    assert await choosing == HeuristicPlayer().choose(seen)
+    for process in workers:
+        process.join(10)
+    assert not any(p.is_alive() for p in workers)
+    assert not thinker._pools
     thinker.close()
