@@ -38,7 +38,7 @@ SEAT_BITS: Final = (
 )
 # Moves of the other seats in a row after which a walk down the tree gives way to a playout. Those seats move
 # by the policy without its random moves in the tree, and at a table of three or more they can pass cards
-# round for ever (each takes what the next leads) while this seat never acts again: a walk must not wait.
+# round for ever (each takes what the one before leads) while this seat never acts again: no waiting.
 WAIT: Final = 200
 
 
