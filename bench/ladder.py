@@ -14,7 +14,7 @@ keeps a player that won every game finite: its distance to the loser is then a b
 first name (or ``--anchor``) at 0, with 95% intervals from a bootstrap over the deals: the two games of a deal
 are resampled together, since they are not independent (a deal that favours one seat tends to give each
 player one win). Games saved without their deal (before this was recorded) each count as a deal of their
-own, which can only widen the intervals. Each neighbour gap is printed with its own interval, and decision
+own: as a deal tends to favour one seat, that usually widens the intervals. Each neighbour gap is printed with its own interval, and decision
 times (CPU) per player.
 Budgets are CPU time (bench/players.py), so a busy machine slows the ladder without changing it.
 """
