@@ -147,8 +147,9 @@ def main() -> None:
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
         games = []
         # One line per game as it ends (stderr): a long run stopped early still shows what it played.
-        for seats, lost, decisive, times in pool.imap(play, jobs) if args.jobs > 1 else map(play, jobs):
-            games.append((seats, lost, decisive, times))
+        for game in pool.imap(play, jobs) if args.jobs > 1 else map(play, jobs):
+            games.append(game)
+            seats, lost = game[0], game[1]
             durak = " ".join(name for name, out in zip(seats, lost, strict=True) if out) or "nobody"
             print(f"game {len(games)}/{len(jobs)}: {' '.join(seats)}; durak: {durak}", file=sys.stderr)
     tallies: dict[str, Tally] = defaultdict(Tally)
