@@ -40,7 +40,7 @@ async def test_two_option_presses_at_once_both_count(harness: Harness) -> None:
     table = table_id(lobby)
     presses = [(1, f"L:{table}:set:move_timer"), (1, f"L:{table}:set:deck")]
     answers = await _answers(harness, presses, lobby.message_id)
-    assert [a.get("text") for a in answers] == ["Timer: 60 s", "Deck: 52"]
+    assert [a.get("text") for a in answers] == ["Timer: 60 s", "Deck: 52 cards"]
     stored = await harness.deps.storage.tables.get(table)
     assert stored is not None
     assert (stored.options.move_timer, stored.options.deck) == (60, 52)
