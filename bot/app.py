@@ -25,7 +25,7 @@ from bot.i18n import LANGUAGES, texts
 from bot.members import ChatMembers
 from bot.outbox import Outbox
 from bot.presenter import Presenter
-from bot.service import Live, TableService
+from bot.service import Table, TableService
 from bot.settings import Settings, SettingsError, load_settings
 from bot.thinking import Thinker
 from bot.timers import SERVICE, JobScheduler
@@ -91,7 +91,7 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     settings: Settings = application.bot_data["settings"]
     storage = await Storage.open(settings.database, synchronous=settings.database_synchronous)
     assert application.job_queue is not None
-    tables: dict[int, Live] = {}  # the live tables: the service changes them, the presenter reads them
+    tables: dict[int, Table] = {}  # the live tables: the service changes them, the presenter reads them
     # The outbox asks the presenter for each message's draft and reports to the service what Telegram said
     # (a new message's id, a chat that refuses the bot, a group that moved): both are made just below, before
     # anything is sent.

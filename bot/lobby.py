@@ -1,58 +1,18 @@
-"""The lobby: its message and keyboard (pure), and changing options in place by cycling their values."""
+"""The lobby: its message and keyboard, and how an option reads (pure)."""
 
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from typing import Any
 
-from pydantic import ValidationError
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import LobbyAction, LobbyPress, encode
 from bot.faces import TEAM_MARKS
 from bot.i18n import Text
 from bot.render import short
-from engine.options import AttackCap, BotLevel, Options, RematchLead, ThrowIn, Variant
+from engine.options import CHOICES, TRANSFER_ONLY, Options, Variant
 from engine.rules import team_of
-
-# Every option of docs/rules.md §12 with the values a button cycles through, the default first.
-CHOICES: dict[str, list[Any]] = {
-    "variant": [Variant.THROW_IN, Variant.TRANSFER],
-    "deck": [36, 52, 24],
-    "seats": [None, 2, 3, 4, 5, 6],
-    "move_timer": [30, 60, 10, 15],
-    "throw_in": [ThrowIn.ALL, ThrowIn.NEIGHBOURS],
-    "draw": [True, False],
-    "first_bout_five": [None, True, False],
-    "attack_cap": [AttackCap.SIX, AttackCap.DEFENDER_HAND],
-    "transfer_first_bout": [True, False],
-    "show_trump_transfer": [False, True],
-    "teams": [False, True],
-    "rematch_lead": [RematchLead.LOSER, RematchLead.LEFT_OF_LOSER, RematchLead.LOWEST_TRUMP],
-    "bot_level": [BotLevel.NORMAL, BotLevel.HARD, BotLevel.EASY],
-    "discard_list": [True, False],
-}
-TRANSFER_ONLY = ("transfer_first_bout", "show_trump_transfer")
-
-
-def cycle(options: Options, name: str) -> Options:
-    """The options with ``name`` moved to its next value that makes a valid table (unchanged if none)."""
-    values = CHOICES[name]
-    current = getattr(options, name)
-    start = values.index(current) if current in values else -1
-    for step in range(1, len(values) + 1):
-        data = options.model_dump()
-        data[name] = values[(start + step) % len(values)]
-        if data["variant"] == Variant.THROW_IN:
-            data["show_trump_transfer"] = False
-        if name == "deck" and data["seats"] is not None and data["seats"] > min(6, data["deck"] // 6):
-            data["seats"] = None
-        try:
-            return Options.model_validate(data)
-        except ValidationError:
-            continue
-    return options
 
 
 def option_label(options: Options, name: str, t: Text) -> str:

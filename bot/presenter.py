@@ -15,21 +15,22 @@ from bot.keyboard import hand_keyboard
 from bot.lobby import lobby_keyboard, lobby_text
 from bot.outbox import Draft, Key, Outbox
 from bot.render import cut, event_line, result_text, seat_names, table_text
-from bot.service import CLOSED, REMATCH_WINDOW, Live, Redraw, warning_before
+from bot.service import CLOSED, REMATCH_WINDOW, Redraw, Table, warning_before
 from engine.fairness import commitment
 from engine.views import view
 from storage import Storage
-from storage.records import Table, TableStatus
+from storage.records import TableRow, TableStatus
 
 
 class Presenter(Redraw):
-    """The service's Redraw: it reads the live tables (never changes them) and marks messages in the outbox,
+    """The service's Redraw: it reads the live tables (of their state it keeps only each hand's screen: what
+    it showed last and whether it is to sound) and marks messages in the outbox,
     which asks it back for each message's draft when the chat's turn to send comes."""
 
     def __init__(
         self,
         storage: Storage,
-        tables: Mapping[int, Live],
+        tables: Mapping[int, Table],
         outbox: Outbox,
         *,
         bot_username: str,
@@ -40,34 +41,27 @@ class Presenter(Redraw):
         self.outbox = outbox
         self.bot_username = bot_username
         self.default_language = default_language
-        self.selected: dict[tuple[int, int], int] = {}  # (table, seat) -> card picked to cover with
-        # A hand comes again with sound (sent anew, the old one deleted) when the table starts waiting for that
-        # player, when a bot takes the seat, and at the warning before a missed move: what each hand showed
-        # last ("clock", "auto" or "idle"), and the hand messages still to be replaced that way.
-        self.shown_state: dict[tuple[int, int], str] = {}
-        self.ringing: dict[tuple[int, int], int] = {}  # (table, seat) -> the hand message to replace
 
     # ------------------------------------------------------------------ Redraw
 
-    def _live(self, table_id: int) -> Live | None:
+    def _live(self, table_id: int) -> Table | None:
         return self.tables.get(table_id)
 
     def table(self, table_id: int) -> None:
         live = self._live(table_id)
         if live:
-            self.outbox.mark(live.table.chat_id, ("table", table_id, -1))
+            self.outbox.mark(live.row.chat_id, ("table", table_id, -1))
 
     def hands(self, table_id: int) -> None:
         live = self._live(table_id)
         if live is None:
             return
-        closed = live.table.status in CLOSED
+        closed = live.row.status in CLOSED
         if live.game is None and not closed:
             return
         game = live.game
         to_act = game.to_act() if game is not None and not game.over and not closed else ()
-        for seat in live.table.seats:
-            self.selected.pop((table_id, seat.seat), None)
+        for seat in live.row.seats:
             # A table that ended without a result only corrects the hand messages it had sent.
             if seat.user_id is not None and (not closed or seat.hand_message_id is not None):
                 self.outbox.mark(seat.user_id, ("hand", table_id, seat.seat), soon=seat.seat in to_act)
@@ -75,12 +69,12 @@ class Presenter(Redraw):
     def result(self, table_id: int) -> None:
         live = self._live(table_id)
         if live:
-            self.outbox.mark(live.table.chat_id, ("result", table_id, -1))
+            self.outbox.mark(live.row.chat_id, ("result", table_id, -1))
 
     def broken(self, table_id: int) -> None:
         live = self._live(table_id)
         if live:
-            self.outbox.mark(live.table.chat_id, ("broken", table_id, -1))
+            self.outbox.mark(live.row.chat_id, ("broken", table_id, -1))
 
     def clock(self, table_id: int) -> None:
         live = self._live(table_id)
@@ -88,31 +82,21 @@ class Presenter(Redraw):
             return
         self.table(table_id)
         for seat in live.game.to_act():
-            user = live.table.seats[seat].user_id
+            user = live.row.seats[seat].user_id
             if user is not None:
                 self.outbox.mark(user, ("hand", table_id, seat))
 
     def warn(self, table_id: int, seat: int) -> None:
-        live = self._live(table_id)
-        if live is None:
-            return
-        at = live.table.seats[seat]
-        if at.user_id is not None and at.hand_message_id is not None:
-            self.ringing[(table_id, seat)] = at.hand_message_id
-            self.outbox.mark(at.user_id, ("hand", table_id, seat), soon=True)
+        self._hand(table_id, seat, soon=True)
 
-    def pick(self, table_id: int, seat: int, card: int | None) -> None:
-        """The second step of covering: remember the picked card (None: back to the hand) and redraw."""
+    def hand(self, table_id: int, seat: int) -> None:
+        self._hand(table_id, seat)
+
+    def _hand(self, table_id: int, seat: int, *, soon: bool = False) -> None:
         live = self._live(table_id)
-        if live is None:
-            return
-        if card is None:
-            self.selected.pop((table_id, seat), None)
-        else:
-            self.selected[(table_id, seat)] = card
-        user = live.table.seats[seat].user_id
+        user = live.row.seats[seat].user_id if live is not None else None
         if user is not None:
-            self.outbox.mark(user, ("hand", table_id, seat))
+            self.outbox.mark(user, ("hand", table_id, seat), soon=soon)
 
     async def table_now(self, table_id: int) -> None:
         """Redraw the table message at once, ahead of the coalesced redraws: a lobby press someone waits on."""
@@ -135,10 +119,10 @@ class Presenter(Redraw):
         return texts(user.language or language_for(user.telegram_language, self.default_language))
 
     @staticmethod
-    def _names(live: Live, t: Text) -> list[str]:
-        return seat_names(live.names, [s.user_id is None for s in live.table.seats], t)
+    def _names(live: Table, t: Text) -> list[str]:
+        return seat_names(live.names, [s.user_id is None for s in live.row.seats], t)
 
-    def deep_link(self, table: Table) -> str:
+    def deep_link(self, table: TableRow) -> str:
         """The link that seats a player who has not started the bot yet: its token is shown only in the
         table's own chat, and it seats members of that chat only."""
         return f"https://t.me/{self.bot_username}?start=join_{table.join_token}"
@@ -151,11 +135,11 @@ class Presenter(Redraw):
         if live is None:
             return None
         if kind == "hand":
-            return await self._hand(live, seat)
-        t = await self.group_text(live.table.chat_id)
-        thread = live.table.thread_id or None
+            return await self._hand_draft(live, seat)
+        t = await self.group_text(live.row.chat_id)
+        thread = live.row.thread_id or None
         if kind == "broken":
-            return Draft(live.table.chat_id, None, t("table.broken"), None, thread)
+            return Draft(live.row.chat_id, None, t("table.broken"), None, thread)
         if kind == "result":
             if live.result is None:
                 return None
@@ -181,11 +165,11 @@ class Presenter(Redraw):
                 )
                 keyboard = InlineKeyboardMarkup([[rematch]])
             message_id = row.result_message_id if row is not None else None
-            return Draft(live.table.chat_id, message_id, text, keyboard, thread)
-        return Draft(live.table.chat_id, live.table.message_id, *self._table(live, t), thread)
+            return Draft(live.row.chat_id, message_id, text, keyboard, thread)
+        return Draft(live.row.chat_id, live.row.message_id, *self._table(live, t), thread)
 
-    def _table(self, live: Live, t: Text) -> tuple[str, InlineKeyboardMarkup | None]:
-        table = live.table
+    def _table(self, live: Table, t: Text) -> tuple[str, InlineKeyboardMarkup | None]:
+        table = live.row
         if table.status is TableStatus.CANCELLED:
             return t("lobby.cancelled"), None
         if table.status is TableStatus.BROKEN:
@@ -212,18 +196,18 @@ class Presenter(Redraw):
         cards = InlineKeyboardButton("🃏", url=f"https://t.me/{self.bot_username}")
         return text, None if live.game.over else InlineKeyboardMarkup([[cards]])
 
-    async def _hand(self, live: Live, seat: int) -> Draft | None:
-        user_id = live.table.seats[seat].user_id
+    async def _hand_draft(self, live: Table, seat: int) -> Draft | None:
+        user_id = live.row.seats[seat].user_id
         user = await self.storage.users.get(user_id) if user_id is not None else None
         if user is None or user.blocked:  # nothing reaches a user who blocked the bot until they write again
             return None
         t = await self.user_text(user.id)
-        title = live.chat_title or str(live.table.chat_id)
-        message_id = live.table.seats[seat].hand_message_id
-        if live.table.status in CLOSED or (live.game is not None and live.game.over):
-            self._forget((live.table.id, seat))  # nothing will ring for this hand again
-        if live.table.status in CLOSED:
-            ended = "hand.cancelled" if live.table.status is TableStatus.CANCELLED else "hand.broken"
+        title = live.chat_title or str(live.row.chat_id)
+        message_id = live.row.seats[seat].hand_message_id
+        if live.row.status in CLOSED or (live.game is not None and live.game.over):
+            live.forget_screens()  # nothing will ring for these hands again
+        if live.row.status in CLOSED:
+            ended = "hand.cancelled" if live.row.status is TableStatus.CANCELLED else "hand.broken"
             return Draft(user.id, message_id, hand_closed(t, title, t(ended)), None)
         if live.game is None:
             return None
@@ -234,47 +218,27 @@ class Presenter(Redraw):
                 v, self._names(live, t), t, title, rating=live.ratings.get(seat), link=self.result_link(live)
             )
             return Draft(user.id, message_id, text, None)
-        selected = self.selected.get((live.table.id, seat))
+        selected = live.screen(seat).selected
         clock = None
         # A decided game is finished for its defender in a moment (docs/rules.md §7): no timer, no sound.
         on_clock = seat in v.to_act and not game.decided()
         if on_clock and live.deadline is not None:
             seconds = max(0, round(live.deadline - time.time()))
-            warning = game.would_miss(seat) and seconds <= warning_before(live.table.options.move_timer)
+            warning = game.would_miss(seat) and seconds <= warning_before(live.row.options.move_timer)
             clock = Clock(seconds, warning, game.misses[seat], game.rules.miss_limit)
         last = next((e for e in reversed(live.recent) if e.seat != seat), None)
         text = hand_text(v, self._names(live, t), t, title, selected=selected, clock=clock, last=last)
-        keyboard = hand_keyboard(v, live.table.id, t, selected=selected)
+        keyboard = hand_keyboard(v, live.row.id, t, selected=selected)
         state = "auto" if v.seats[seat].auto else "clock" if on_clock else "idle"
-        replaces = self._ring((live.table.id, seat), message_id, state)
+        replaces = live.ring(seat, message_id, state)
         if replaces is not None:
             return Draft(user.id, None, text, keyboard, replaces=replaces)
         return Draft(user.id, message_id, text, keyboard)
 
-    def _forget(self, key: tuple[int, int]) -> None:
-        self.shown_state.pop(key, None)
-        self.ringing.pop(key, None)
-
-    def _ring(self, key: tuple[int, int], message_id: int | None, state: str) -> int | None:
-        """The hand message to replace with a new one (which sounds), or None to edit it in place."""
-        before = self.shown_state.get(key)
-        self.shown_state[key] = state
-        if message_id is None:
-            return None  # the first hand is a new message anyway
-        if state != before and state in ("clock", "auto"):
-            self.ringing[key] = message_id
-        pending = self.ringing.get(key)
-        if pending is None:
-            return None
-        if pending != message_id or state == "idle":  # replaced already, or nothing asked of them any more
-            del self.ringing[key]
-            return None
-        return pending
-
-    def result_link(self, live: Live) -> str | None:
+    def result_link(self, live: Table) -> str | None:
         """A link to the result message in the group (Telegram links messages of supergroups only)."""
         row = live.game_row
-        chat = str(live.table.chat_id)
+        chat = str(live.row.chat_id)
         if row is None or not row.result_message_id or not chat.startswith("-100") or len(chat) <= 4:
             return None
         return f"https://t.me/c/{chat[4:]}/{row.result_message_id}"

@@ -6,9 +6,9 @@ Pydantic lives here, at the edge: the game compiles these into plain attributes 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 GameType = Literal["throw_in", "transfer"]  # separate games with separate ratings: the variant's value
 
@@ -113,3 +113,42 @@ class Options(BaseModel):
     def game_type(self) -> GameType:
         """Throw-in and transfer are separate games with separate ratings (docs/rules.md §5, §10)."""
         return "transfer" if self.variant is Variant.TRANSFER else "throw_in"
+
+
+# Every option of docs/rules.md §12 with the values a lobby button cycles through, the default first.
+CHOICES: dict[str, list[Any]] = {
+    "variant": [Variant.THROW_IN, Variant.TRANSFER],
+    "deck": [36, 52, 24],
+    "seats": [None, 2, 3, 4, 5, 6],
+    "move_timer": [30, 60, 10, 15],
+    "throw_in": [ThrowIn.ALL, ThrowIn.NEIGHBOURS],
+    "draw": [True, False],
+    "first_bout_five": [None, True, False],
+    "attack_cap": [AttackCap.SIX, AttackCap.DEFENDER_HAND],
+    "transfer_first_bout": [True, False],
+    "show_trump_transfer": [False, True],
+    "teams": [False, True],
+    "rematch_lead": [RematchLead.LOSER, RematchLead.LEFT_OF_LOSER, RematchLead.LOWEST_TRUMP],
+    "bot_level": [BotLevel.NORMAL, BotLevel.HARD, BotLevel.EASY],
+    "discard_list": [True, False],
+}
+TRANSFER_ONLY = ("transfer_first_bout", "show_trump_transfer")  # options that only the transfer variant has
+
+
+def cycle(options: Options, name: str) -> Options:
+    """The options with ``name`` moved to its next value that makes a valid table (unchanged if none)."""
+    values = CHOICES[name]
+    current = getattr(options, name)
+    start = values.index(current) if current in values else -1
+    for step in range(1, len(values) + 1):
+        data = options.model_dump()
+        data[name] = values[(start + step) % len(values)]
+        if data["variant"] == Variant.THROW_IN:
+            data["show_trump_transfer"] = False
+        if name == "deck" and data["seats"] is not None and data["seats"] > min(6, data["deck"] // 6):
+            data["seats"] = None
+        try:
+            return Options.model_validate(data)
+        except ValidationError:
+            continue
+    return options

@@ -59,7 +59,7 @@ class Seat(_Record):
         return self.user_id is None
 
 
-class Table(_Record):
+class TableRow(_Record):
     id: int
     chat_id: int
     thread_id: int
@@ -100,7 +100,7 @@ class LiveTable(_Record):
     """Everything the bot needs to bring one table back after a restart: a lobby, a game in play, or a
     finished game whose result was not delivered yet."""
 
-    table: Table
+    table: TableRow
     game: GameRow | None  # None for a lobby
 
 

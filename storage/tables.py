@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from engine import Options
 from storage.db import Database, Row
-from storage.records import LIVE, Seat, Table, TableStatus
+from storage.records import LIVE, Seat, TableRow, TableStatus
 
 
 class TableExists(Exception):
@@ -19,8 +19,8 @@ class SeatTaken(Exception):
     """The user already sits at this table, or the table is full."""
 
 
-def _table(row: Row, seats: Sequence[Row]) -> Table:
-    return Table(
+def _table(row: Row, seats: Sequence[Row]) -> TableRow:
+    return TableRow(
         id=row["id"],
         chat_id=row["chat_id"],
         thread_id=row["thread_id"],
@@ -48,7 +48,7 @@ class Tables:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def create(self, chat_id: int, thread_id: int, creator_id: int, options: Options) -> Table:
+    async def create(self, chat_id: int, thread_id: int, creator_id: int, options: Options) -> TableRow:
         now = time.time()
         # The one unique index a new table can break is one live table per chat and topic (the join token is
         # 96 random bits): DO NOTHING, rather than an error each backend words its own way.
@@ -63,7 +63,7 @@ class Tables:
         assert table is not None
         return table
 
-    async def get(self, table_id: int) -> Table | None:
+    async def get(self, table_id: int) -> TableRow | None:
         async with self.db.transaction():
             row = await self.db.fetch_one("SELECT * FROM tables WHERE id = ?", (table_id,))
             if row is None:
@@ -73,19 +73,19 @@ class Tables:
             )
             return _table(row, seats)
 
-    async def live_in(self, chat_id: int, thread_id: int = 0) -> Table | None:
+    async def live_in(self, chat_id: int, thread_id: int = 0) -> TableRow | None:
         row = await self.db.fetch_one(
             "SELECT id FROM tables WHERE chat_id = ? AND thread_id = ? AND status IN ('lobby', 'playing')",
             (chat_id, thread_id),
         )
         return await self.get(row["id"]) if row else None
 
-    async def by_token(self, token: str) -> Table | None:
+    async def by_token(self, token: str) -> TableRow | None:
         """The table a deep link's token names, whatever its status."""
         row = await self.db.fetch_one("SELECT id FROM tables WHERE join_token = ?", (token,))
         return await self.get(row["id"]) if row else None
 
-    async def live(self, chat_id: int | None = None) -> list[Table]:
+    async def live(self, chat_id: int | None = None) -> list[TableRow]:
         """Every lobby and game in play, and every finished table whose result was not delivered yet (of one
         chat, if given)."""
         where = f"""(t.status IN (?, ?) OR (t.status = '{TableStatus.FINISHED.value}' AND EXISTS (

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from storage.db import Database, record
-from storage.records import User
+from storage.records import Seat, User
 
 
 class Users:
@@ -42,6 +43,15 @@ class Users:
             return None
         self._cache[user_id] = found = record(User, row)
         return found
+
+    async def seat_names(self, seats: Sequence[Seat]) -> list[str]:
+        """The name of each seat's player as Telegram gave it; "" for an added bot (the bot names it in each
+        reader's language)."""
+        names = []
+        for seat in seats:
+            user = await self.get(seat.user_id) if seat.user_id is not None else None
+            names.append("" if seat.user_id is None else user.display_name if user else str(seat.user_id))
+        return names
 
     def forget(self, user_id: int) -> None:
         """Drop the cached record (another process changed it)."""

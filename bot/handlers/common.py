@@ -95,7 +95,7 @@ async def log_update(update: object, context: Context) -> None:
         what = (update.effective_message.text or "").split()[0].split("@")[0][:32]
         if chat is not None:
             live = deps(context).service.here(chat.id, thread_of(update.effective_message))
-            table = live.table.id if live else None
+            table = live.id if live else None
     elif update.my_chat_member is not None:
         what = f"membership {update.my_chat_member.new_chat_member.status}"
     log.info(

@@ -7,9 +7,10 @@ from telegram import Message, Update
 from bot.callbacks import LobbyPress
 from bot.handlers.common import Context, Deps, alert, answer, asked, is_admin, pressed, reply, thread_of
 from bot.i18n import Text
-from bot.lobby import CHOICES, cycle, option_label
-from bot.service import Outcome, Refusal
+from bot.lobby import option_label
+from bot.service import Outcome, Refusal, Table
 from engine import Options
+from engine.options import CHOICES
 from storage.records import User
 
 
@@ -42,9 +43,9 @@ async def table_command(update: Update, context: Context) -> None:
         await reply(d, message, t("alert.no_table"))
         return
     command = message.text.split()[0].split("@")[0].lstrip("/") if message.text else ""
-    outcome = await _lobby_action(context, d, user, live.table.id, command)
+    outcome = await _lobby_action(context, d, user, live.id, command)
     if outcome is None:  # /join by a user the bot may not message yet
-        await _show_link(d, message, t, live.table.id)
+        await _show_link(d, message, t, live.id)
     elif not outcome.ok:
         await reply(d, message, alert(t, outcome))
 
@@ -55,35 +56,36 @@ async def lobby_press(update: Update, context: Context) -> None:
     if found is None:
         return
     d, query, user, t, press = found
-    live = d.service.table(press.table_id)
-    if live is None:
+    table = d.service.table(press.table_id)
+    if table is None:
         await answer(query, t, Outcome.refused(Refusal.NO_TABLE))
         return
-    if query.message is None or query.message.chat.id != live.table.chat_id:
+    if query.message is None or query.message.chat.id != table.row.chat_id:
         await answer(query, t, Outcome.refused(Refusal.OTHER_CHAT))
         return
     if press.action == "rematch":
         outcome: Outcome | None = await d.service.rematch(press.table_id, user)
-    elif press.action in ("options", "done", "set"):
-        admin = user.id != live.table.creator_id and await is_admin(context, live.table.chat_id, user.id)
-        if press.action == "set" and press.option not in CHOICES:
-            outcome = Outcome.refused(Refusal.STALE)
-        else:
-            options = cycle(live.table.options, press.option) if press.action == "set" else None
-            outcome = await d.service.set_option(press.table_id, user.id, admin, options)
+    elif press.action in ("options", "done"):
+        outcome = await table.toggle_options(user.id, await _admin(context, table, user))
+    elif press.action == "set":
+        outcome = await table.set_option(user.id, await _admin(context, table, user), press.option)
     else:
         outcome = await _lobby_action(context, d, user, press.table_id, press.action)
     if outcome is None:  # Join by a user the bot may not message yet: open the private chat first
         await query.answer(url=_link(d, press.table_id))
         return
-    live = d.service.table(press.table_id)
-    if outcome.ok and press.action == "set" and live is not None:
-        await query.answer(option_label(live.table.options, press.option, t))  # the new value, at once
+    if outcome.ok and outcome.options is not None and press.option in CHOICES:
+        await query.answer(option_label(outcome.options, press.option, t))  # the value this press set
     else:
         await answer(query, t, outcome)
     if outcome.ok and press.action != "rematch":
         # ... and the lobby shows it now, not after the redraw interval.
         await d.presenter.table_now(press.table_id)
+
+
+async def _admin(context: Context, table: Table, user: User) -> bool:
+    """A group admin other than the creator may run the table too (the creator never needs to be asked)."""
+    return user.id != table.row.creator_id and await is_admin(context, table.row.chat_id, user.id)
 
 
 async def _lobby_action(context: Context, d: Deps, user: User, table_id: int, action: str) -> Outcome | None:
@@ -93,10 +95,10 @@ async def _lobby_action(context: Context, d: Deps, user: User, table_id: int, ac
         return await service.join(table_id, user) if user.started else None
     if action == "leave":
         return await service.leave(table_id, user.id)
-    live = service.table(table_id)
-    if live is None:
+    table = service.table(table_id)
+    if table is None:
         return Outcome.refused(Refusal.NO_TABLE)
-    admin = user.id != live.table.creator_id and await is_admin(context, live.table.chat_id, user.id)
+    admin = await _admin(context, table, user)
     if action in ("startgame", "start"):
         return await service.start(table_id, user.id, admin)
     if action == "cancel":
@@ -109,12 +111,12 @@ async def _lobby_action(context: Context, d: Deps, user: User, table_id: int, ac
 async def _show_link(d: Deps, message: Message, t: Text, table_id: int) -> None:
     """Reply with the table's deep link, remembered so that it is edited once somebody used it."""
     shown = await reply(d, message, t("alert.start_private", link=_link(d, table_id)))
-    live = d.service.table(table_id)
-    if shown is not None and live is not None:
-        live.links.append(shown)
+    table = d.service.table(table_id)
+    if shown is not None and table is not None:
+        await table.link_shown(shown)
 
 
 def _link(d: Deps, table_id: int) -> str:
-    live = d.service.table(table_id)
-    assert live is not None
-    return d.presenter.deep_link(live.table)
+    table = d.service.table(table_id)
+    assert table is not None
+    return d.presenter.deep_link(table.row)

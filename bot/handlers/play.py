@@ -3,15 +3,12 @@ and the list of discarded cards."""
 
 from __future__ import annotations
 
-from typing import TypeVar
-
-from telegram import CallbackQuery, Update
+from telegram import Update
 
 from bot.callbacks import BackPress, DiscardPress, HandPress, MovePress, PickPress
 from bot.hand import discard_text
-from bot.handlers.common import Context, Deps, answer, pressed
-from bot.i18n import Text
-from bot.service import Live, Outcome, Refusal
+from bot.handlers.common import Context, answer, pressed
+from bot.service import Outcome, Refusal
 from engine.views import view
 
 
@@ -31,45 +28,32 @@ async def back_press(update: Update, context: Context) -> None:
 
 async def pick_press(update: Update, context: Context) -> None:
     """A card that could cover several attack cards was picked (the keyboard asks which), or the player went
-    back to the hand. Only the presenter remembers the pick: nothing about the table changes."""
-    found = await _seated(update, context, PickPress | HandPress)  # type: ignore[arg-type]
+    back to the hand: only their screen changes."""
+    found = await pressed(update, context, PickPress | HandPress)  # type: ignore[arg-type]
     if found is None:
         return
-    d, query, t, press, live, seat = found
-    if isinstance(press, PickPress) and (live.game is None or press.version != live.game.version):
-        await answer(query, t, Outcome.refused(Refusal.STALE))
-        return
-    d.presenter.pick(press.table_id, seat, press.card if isinstance(press, PickPress) else None)
-    await answer(query, t, Outcome(True))
+    d, query, user, t, press = found
+    table = d.service.table(press.table_id)
+    if table is None:
+        outcome = Outcome.refused(Refusal.NO_TABLE)
+    elif isinstance(press, PickPress):
+        outcome = await table.pick(user.id, press.version, press.card)
+    else:
+        outcome = await table.pick(user.id, None, None)
+    await answer(query, t, outcome)
 
 
 async def discard_press(update: Update, context: Context) -> None:
     """The discarded cards, as this seat saw them go, in an alert: no message is sent or edited."""
-    found = await _seated(update, context, DiscardPress)
+    found = await pressed(update, context, DiscardPress)
     if found is None:
         return
-    _, query, t, _, live, seat = found
-    if live.game is None or not live.table.options.discard_list:
-        await answer(query, t, Outcome.refused(Refusal.STALE))
-        return
-    await query.answer(discard_text(view(live.game, seat), t), show_alert=True)
-
-
-SeatPress = TypeVar("SeatPress", PickPress | HandPress, DiscardPress)
-
-
-async def _seated(
-    update: Update, context: Context, kind: type[SeatPress]
-) -> tuple[Deps, CallbackQuery, Text, SeatPress, Live, int] | None:
-    """A press of ``kind`` by a player seated at its table, with their game and seat; any other press is
-    answered with the reason, and None returned."""
-    found = await pressed(update, context, kind)
-    if found is None:
-        return None
     d, query, user, t, press = found
-    seated: tuple[Live, int] | Refusal = d.service.seat_in_game(press.table_id, user.id)
-    if isinstance(seated, Refusal):
-        await answer(query, t, Outcome.refused(seated))
-        return None
-    live, seat = seated
-    return d, query, t, press, live, seat
+    table = d.service.table(press.table_id)
+    seat = table.seat_in_game(user.id) if table is not None else Refusal.NO_TABLE
+    if isinstance(seat, Refusal):
+        await answer(query, t, Outcome.refused(seat))
+    elif table is None or table.game is None or not table.row.options.discard_list:
+        await answer(query, t, Outcome.refused(Refusal.STALE))
+    else:
+        await query.answer(discard_text(view(table.game, seat), t), show_alert=True)

@@ -59,11 +59,11 @@ async def _join_by_link(d: Deps, user: User, token: str, t: Text) -> str:
     if not (outcome.ok or outcome.refusal is Refusal.ALREADY_SEATED):
         return alert(t, outcome)
     live = d.service.table(table.id)
-    if live is not None and live.links:  # the link did its job: the group's message says so, without it
+    shown = await live.links_used() if live is not None else []
+    if shown:  # the link did its job: the group's messages say so, without it
         used = (await d.presenter.group_text(table.chat_id))("alert.link_used", name=short(user.display_name))
-        for message_id in live.links:
+        for message_id in shown:
             await d.outbox.send(table.chat_id, used, message_id=message_id)
-        live.links.clear()
     return t("alert.joined", chat=title)
 
 

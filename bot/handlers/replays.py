@@ -36,7 +36,7 @@ async def replay_command(update: Update, context: Context) -> None:
         await reply(d, message, t("replay.not_found"))
         return
     names = seat_names(
-        [await d.service.seat_name(seat.user_id, seat.seat) for seat in table.seats],
+        await d.storage.users.seat_names(table.seats),
         [seat.user_id is None for seat in table.seats],
         t,
     )

@@ -8,9 +8,9 @@ from telegram import CallbackQuery, Update
 from bot.callbacks import SettingsPress
 from bot.handlers.common import Context, Deps, asked, is_admin, pressed, reply, show
 from bot.i18n import LANGUAGES
-from bot.lobby import CHOICES, cycle
 from bot.settings_menu import group_menu, language_menu
 from engine import Options
+from engine.options import CHOICES, cycle
 from storage.records import User
 
 

@@ -1,66 +1,60 @@
-"""After a restart: every table comes back from the database, and whatever its players must still be told
-is told (a result not yet sent, a game that can no longer be loaded)."""
+"""After a restart: every table comes back from the database as it was stored, and whatever its players must
+still be told is told (a result not yet sent, a game that can no longer be loaded)."""
 
 from __future__ import annotations
 
-from bot.service.live import Live
-from bot.service.registry import Registry
+from bot.service.contracts import Env
+from bot.service.table import Table
 from storage import BrokenSnapshot
-from storage.records import LiveTable, Table, TableStatus
+from storage.records import LiveTable, TableRow, TableStatus
 
 
-class RestoreService(Registry):
-    async def restore(self, chat_id: int | None = None) -> list[tuple[Table, str]]:
-        """Bring every table back after a restart (or, with ``chat_id``, the tables of one chat this process
-        takes over from another): lobbies, games in play, and finished games whose result was not delivered
-        before the process stopped. A game that cannot be loaded is marked broken and its group and players
-        are told; returns those tables with the reason."""
-        broken: list[tuple[Table, str]] = []
-        for item in await self.storage.live_tables(chat_id):
-            live = await self._restored(item)
-            self.live[item.table.id] = live
-            if item.game is not None and live.game is None:
-                broken.append((live.table, live.table.broken_reason or ""))
-                self.redraw.broken(live.table.id)
-                self.redraw.table(live.table.id)
-                self.redraw.hands(live.table.id)
-            elif live.game is not None:  # in play, or over with its result still to send
-                self._after_change(live)
-            else:
-                self.redraw.table(live.table.id)
-        return broken
+async def restore(env: Env, live: dict[int, Table], chat_id: int | None) -> list[tuple[TableRow, str]]:
+    """Bring back every table of ``chat_id`` (None: of every chat) into ``live``. A game that cannot be loaded
+    is marked broken and its group and players are told; returns those tables with the reason."""
+    broken: list[tuple[TableRow, str]] = []
+    for item in await env.storage.live_tables(chat_id):
+        table = live[item.table.id] = await restored(env, item)
+        if item.game is not None and table.game is None:
+            broken.append((table.row, table.row.broken_reason or ""))
+            env.redraw.broken(table.id)
+            env.redraw.table(table.id)
+            env.redraw.hands(table.id)
+        elif table.game is not None:  # in play, or over with its result still to send
+            async with table.lock:
+                table._after_change()
+        else:
+            env.redraw.table(table.id)
+    return broken
 
-    async def _restored(self, item: LiveTable) -> Live:
-        table, row = item.table, item.game
-        creator = await self.storage.users.get(table.creator_id)
-        chat = await self.storage.chats.get(table.chat_id)
-        live = Live(
-            table=table,
-            names=[],
-            creator_name=creator.display_name if creator else "?",
-            chat_title=(chat.title if chat and chat.title else "") or "",
-        )
-        if row is not None:
-            try:
-                live.game = self.storage.games.load(row)
-            except BrokenSnapshot as exc:
-                await self.storage.tables.set_status(table.id, TableStatus.BROKEN, exc.reason)
-                await self._reload(live)
-                return live
-            live.game_row, live.seq, live.rated = row, row.seq, row.rated
-            if table.status is TableStatus.FINISHED:
-                live.result = live.game.result
-                live.ratings = {
-                    p.seat: (p.rating_before, p.rating_after)
-                    for p in await self.storage.results.players(row.id)
-                    if p.rating_before is not None and p.rating_after is not None
-                }
-            else:
-                # Players are not punished for our downtime: a passed deadline gets a fresh period.
-                now = self.clock()
-                deadline = table.deadline
-                if deadline is None or deadline < now + 5:
-                    deadline = now + table.options.move_timer
-                live.deadline = deadline
-        await self._reload(live)
-        return live
+
+async def restored(env: Env, item: LiveTable) -> Table:
+    """A lobby, a game in play, or a finished game whose result was not delivered before the process stopped.
+    A game that cannot be loaded is marked broken (its table comes back without a game)."""
+    storage, row, game_row = env.storage, item.table, item.game
+    creator = await storage.users.get(row.creator_id)
+    chat = await storage.chats.get(row.chat_id)
+    table = Table(env, row, creator.display_name if creator else "?", (chat.title if chat else "") or "")
+    if game_row is not None:
+        try:
+            table.game = storage.games.load(game_row)
+        except BrokenSnapshot as exc:
+            await storage.tables.set_status(row.id, TableStatus.BROKEN, exc.reason)
+            await table._reload()
+            return table
+        table.game_row, table.rated = game_row, game_row.rated
+        if row.status is TableStatus.FINISHED:
+            table.ratings = {
+                p.seat: (p.rating_before, p.rating_after)
+                for p in await storage.results.players(game_row.id)
+                if p.rating_before is not None and p.rating_after is not None
+            }
+        else:
+            # Players are not punished for our downtime: a passed deadline gets a fresh period.
+            now = env.clock()
+            deadline = row.deadline
+            if deadline is None or deadline < now + 5:
+                deadline = now + row.options.move_timer
+            table.deadline = deadline
+    await table._reload()
+    return table

@@ -237,7 +237,7 @@ async def test_hard_bots_think_in_worker_processes_and_play_a_whole_game(harness
     )
     assert "Bot level: strong" in fake.messages[GROUP][lobby.message_id].text
     live = harness.deps.service.live[tid]
-    assert live.table.options.bot_level is BotLevel.HARD and live.bot_level(1) is BotLevel.HARD
+    assert live.row.options.bot_level is BotLevel.HARD and live.bot_level(1) is BotLevel.HARD
     await start(harness, lobby)
     result = await play_until_over(fake, GROUP, [1], random.Random(4))
     assert "Practice game" in result
@@ -545,7 +545,7 @@ async def test_rematch_seats_the_same_players_who_confirm_and_the_durak_leads(ha
     assert old.result is not None
     # Random play ends in a draw now and then (the deal is shuffled for real): nobody leads by right then.
     durak = old.result.durak
-    durak_user = old.table.seats[durak].user_id if durak is not None else None
+    durak_user = old.row.seats[durak].user_id if durak is not None else None
     rematch = next(data for label, data in result.buttons() if label == "Rematch")
     fake.add_user(9, "Zed")
     assert "show_alert" in await press_and_wait(fake, 9, GROUP, result.message_id, rematch)  # not a player
@@ -576,7 +576,7 @@ async def test_rematch_seats_the_same_players_who_confirm_and_the_durak_leads(ha
         assert live.game.opening[0] != "loser"  # a draw has no durak: the lowest trump leads
     else:
         assert live.game.opening[0] == "loser"
-        assert live.table.seats[live.game.lead].user_id == durak_user  # rematch_lead = loser (the default)
+        assert live.row.seats[live.game.lead].user_id == durak_user  # rematch_lead = loser (the default)
 
 
 async def test_rematch_players_who_do_not_confirm_are_dropped(harness: Harness) -> None:
@@ -597,7 +597,7 @@ async def test_rematch_players_who_do_not_confirm_are_dropped(harness: Harness) 
     (job,) = app.job_queue.get_jobs_by_name(f"rematch:{tid}")
     await job.run(app)  # the confirmation time runs out
     await fake.wait_for(lambda: "Bob" not in fake.messages[GROUP][new.message_id].text, what="Bob dropped")
-    assert [s.user_id for s in harness.deps.service.live[tid].table.seats] == [1]
+    assert [s.user_id for s in harness.deps.service.live[tid].row.seats] == [1]
 
 
 LOCAL = {

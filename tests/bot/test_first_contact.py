@@ -55,7 +55,7 @@ async def test_the_bot_says_hello_when_added_and_ends_the_groups_tables_when_rem
     assert "/newgame" in hello.text and "never your conversation" in hello.text
     fake.bot_membership(GROUP, 1, added=False)
     live = harness.deps.service.live[tid]
-    await fake.wait_for(lambda: live.table.status == "cancelled", what="the table ended")
+    await fake.wait_for(lambda: live.row.status == "cancelled", what="the table ended")
     await harness.deps.outbox.idle()  # a send already under way when it left may still fail
     sent = len([s for s in fake.sent if s.chat_id == GROUP])
     await asyncio.sleep(0.3)
@@ -86,7 +86,7 @@ async def test_a_creator_who_never_started_the_bot_keeps_the_seat_and_the_link_n
     await fake.wait_for(
         lambda: fake.messages[GROUP][link.message_id].text == "Ann took a seat at the table.", what="the edit"
     )
-    assert [s.user_id for s in harness.deps.service.live[table_id(lobby)].table.seats] == [1]
+    assert [s.user_id for s in harness.deps.service.live[table_id(lobby)].row.seats] == [1]
     answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:join")
     assert "already" in str(answer.get("text"))
 

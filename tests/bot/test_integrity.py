@@ -42,6 +42,8 @@ class Silent:
 
     def hands(self, table_id: int) -> None: ...
 
+    def hand(self, table_id: int, seat: int) -> None: ...
+
     def result(self, table_id: int) -> None: ...
 
     def broken(self, table_id: int) -> None: ...
@@ -75,7 +77,7 @@ async def play_moves(h: Harness, tid: int, moves: int) -> None:
         assert live.game is not None and not live.game.over
         seat = live.game.to_act()[0]
         move = HeuristicPlayer().choose(view(live.game, seat))
-        user = live.table.seats[seat].user_id
+        user = live.row.seats[seat].user_id
         assert user is not None
         assert (await h.deps.service.press(tid, user, live.game.version, move)).ok
 
@@ -111,7 +113,7 @@ async def test_a_cancelled_game_takes_no_move_is_never_rated_and_every_hand_says
     assert live.game.version == version and live.game == snapshot
     # Every hand message says so, without buttons.
     for user in (1, 2, 3):
-        shown = live.table.seats[user - 1].hand_message_id
+        shown = live.row.seats[user - 1].hand_message_id
         assert shown is not None
         await until(
             lambda: "cancelled" in (m := fake.messages[user][shown]).text and not m.buttons(),
@@ -148,9 +150,9 @@ async def test_the_database_refuses_a_move_or_a_result_for_a_table_no_longer_in_
     record = result_from_engine(
         row.id,
         GROUP,
-        live.table.seats,
+        live.row.seats,
         game.result,
-        live.table.options,
+        live.row.options,
         rated=True,
         started_at=0,
         finished_at=1,
@@ -199,7 +201,7 @@ async def test_a_result_not_sent_before_the_process_died_is_sent_after_the_resta
     )
     # The table message and both hands show the end (no buttons left).
     await until(lambda: "▶" not in fake.messages[GROUP][lobby.message_id].text, "the final table")
-    for at_table in harness.deps.service.live[tid].table.seats:
+    for at_table in harness.deps.service.live[tid].row.seats:
         user, shown = at_table.user_id, at_table.hand_message_id
         assert user is not None and shown is not None
         await until(lambda: not fake.messages[user][shown].buttons(), "a final hand")
@@ -340,7 +342,7 @@ async def test_strangers_cannot_join_from_another_chat_or_with_a_link(harness: H
         fake.send(9, 9, f"/start {payload}")
         reply = await until(lambda: fake.bot_messages(9)[before:], "a reply")
         assert expected in reply[0].text, (payload, reply[0].text)
-    assert [s.user_id for s in harness.deps.service.live[tid].table.seats] == [1]
+    assert [s.user_id for s in harness.deps.service.live[tid].row.seats] == [1]
     assert "Mallory" not in fake.messages[GROUP][lobby.message_id].text
 
 
@@ -465,9 +467,7 @@ async def test_a_group_that_removed_the_bot_gets_nothing_more_and_its_game_ends(
     await until(lambda: "Deck sealed" in fake.messages[GROUP][lobby.message_id].text, "the table")
     fake.removed.add(GROUP)
     await play_moves(harness, tid, 2)
-    await until(
-        lambda: harness.deps.service.live[tid].table.status is TableStatus.CANCELLED, "the table ended"
-    )
+    await until(lambda: harness.deps.service.live[tid].row.status is TableStatus.CANCELLED, "the table ended")
     for user in (1, 2):
         await until(
             lambda: (m := fake.last(user)) is not None and "cancelled" in m.text and not m.buttons(),

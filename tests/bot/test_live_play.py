@@ -20,7 +20,15 @@ from engine.moves import Kind, cards, kind
 from engine.views import View, view
 from tests.bot.conftest import Harness, start_app, stop_app
 from tests.bot.fake_telegram import FakeTelegram, Sent
-from tests.bot.players import GROUP, hand_message, open_table, play_until_over, press_and_wait, start
+from tests.bot.players import (
+    GROUP,
+    hand_message,
+    open_table,
+    play_until_over,
+    press_and_wait,
+    start,
+    table_id,
+)
 from tests.engine.helpers import card, position
 
 NAMES = ["Ann", "Bob", "Cid", "Dan", "Eve", "Fay"]
@@ -160,7 +168,7 @@ async def test_a_player_about_to_miss_a_move_is_warned_with_sound(harness: Harne
     lobby = await open_table(harness, ["Ann", "Bob"], ["move_timer", "move_timer"])  # 30 → 60 → 10 s
     await start(harness, lobby)
     live = harness.deps.service.live[lobby.table_id or 0]
-    assert live.game is not None and live.table.options.move_timer == 10
+    assert live.game is not None and live.row.options.move_timer == 10
     lead = live.game.lead + 1  # the user who must lead
     first = await fake.wait_for(lambda: hand_message(fake, lead), what="the first hand")
     assert "⏳" in first.text and "⏰" not in first.text
@@ -290,11 +298,12 @@ async def test_pressing_the_discard_button_answers_with_the_list_and_sends_nothi
     assert "Discarded" not in str(stranger.get("text")) and stranger.get("show_alert")
 
 
-async def test_the_presenter_forgets_a_finished_games_hands(harness: Harness) -> None:
+async def test_a_finished_game_forgets_its_hands_screens(harness: Harness) -> None:
     fake = harness.fake
     lobby = await open_table(harness, ["Ann", "Bob"])
     await start(harness, lobby)
     await play_until_over(fake, GROUP, [1, 2], random.Random(4))
     await harness.deps.outbox.idle()
-    presenter = harness.deps.presenter
-    assert not presenter.shown_state and not presenter.ringing  # memory stays bounded over a long uptime
+    # What each hand showed and whether it is to sound lives on the table (and goes with it): once the game is
+    # over nothing is kept for its hands, so memory stays bounded over a long uptime.
+    assert not harness.deps.service.live[table_id(lobby)].screens

@@ -52,6 +52,9 @@ class Marked:
     def hands(self, table_id: int) -> None:
         self.marks.append(("hands", table_id))
 
+    def hand(self, table_id: int, seat: int) -> None:
+        self.marks.append((f"hand {seat}", table_id))
+
     def result(self, table_id: int) -> None:
         self.marks.append(("result", table_id))
 
@@ -118,7 +121,7 @@ def next_move(w: World, table_id: int) -> tuple[int, int, int]:
     live = w.service.live[table_id]
     assert live.game is not None
     seat = live.game.to_act()[0]
-    user = live.table.seats[seat].user_id
+    user = live.row.seats[seat].user_id
     assert user is not None
     return user, live.game.version, HeuristicPlayer().choose(view(live.game, seat))
 
@@ -180,7 +183,7 @@ async def test_a_finished_game_is_rated_redrawn_and_closed(world: World) -> None
     live = world.service.live[tid]
     while live.game is not None and not live.game.over:
         assert (await world.service.press(tid, *next_move(world, tid))).ok
-    assert live.result is not None and live.table.status is TableStatus.FINISHED
+    assert live.result is not None and live.row.status is TableStatus.FINISHED
     assert ("result", tid) in world.marked.marks
     assert world.scheduled.deadlines[tid][1] is None  # no timer after the end
     assert set(live.ratings) == {0, 1}

@@ -1,16 +1,16 @@
-"""What the table service keeps per table, what it answers, and what it needs from the rest of the bot."""
+"""What the table service answers, and what it needs from the rest of the bot."""
 
 from __future__ import annotations
 
-import asyncio
-from collections import deque
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from engine import Event, Game, Result
-from engine.options import BotLevel
-from storage.records import GameRow, Table, TableStatus
+from bot.thinking import Thinker
+from engine import Options
+from storage import Storage
+from storage.records import TableStatus
 
 RECENT = 4  # action lines kept for the table message
 CLOSED_KEPT = 600.0  # seconds a finished or cancelled table stays in memory for its last redraws
@@ -55,56 +55,20 @@ class Refusal(StrEnum):
     ILLEGAL = "illegal"  # the engine's reason goes with it
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
+    """What a command did: done, or refused and why. ``options`` is what the table's options became (an option
+    press is answered with the value it set, not with whatever a later press set)."""
+
     ok: bool
     refusal: Refusal | None = None
     reason: str | None = None  # the engine's Reason code for an illegal move
     table_id: int | None = None
+    options: Options | None = None
 
     @classmethod
     def refused(cls, refusal: Refusal, reason: str | None = None, table_id: int | None = None) -> Outcome:
         return cls(False, refusal, reason, table_id)
-
-
-@dataclass
-class Live:
-    """A table in memory: the stored record, and the game while it is played."""
-
-    table: Table
-    names: list[str]
-    creator_name: str
-    chat_title: str
-    game: Game | None = None
-    game_row: GameRow | None = None
-    seq: int = 0
-    deadline: float | None = None
-    result: Result | None = None
-    rated: bool = True
-    ratings: dict[int, tuple[float, float]] = field(default_factory=dict)
-    recent: deque[Event] = field(default_factory=lambda: deque(maxlen=RECENT))
-    editing_options: bool = False
-    closed_at: float | None = None  # when it finished or was cancelled
-    pending: set[int] = field(default_factory=set)  # rematch: players who have not confirmed yet
-    rematch_open: bool = True  # a finished game's result still offers a rematch
-    loser: tuple[int | None, int] | None = (
-        None  # rematch: the last durak (user id, or None and seat for a bot)
-    )
-    failures: int = 0  # database writes that failed in a row (the retry backs off)
-    links: list[int] = field(default_factory=list)  # group messages showing the deep link (edited once used)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-    def seat_of(self, user_id: int) -> int | None:
-        return next((s.seat for s in self.table.seats if s.user_id == user_id), None)
-
-    def is_bot_seat(self, seat: int) -> bool:
-        return self.table.seats[seat].user_id is None or (self.game is not None and self.game.is_auto(seat))
-
-    def bot_level(self, seat: int) -> BotLevel:
-        """An added bot plays at the level its seat records (the table's, set at the deal); a bot holding a
-        player's seat plays ``normal``."""
-        at = self.table.seats[seat]
-        return BotLevel(at.bot_level) if at.user_id is None and at.bot_level else BotLevel.NORMAL
 
 
 class Scheduler(Protocol):
@@ -126,6 +90,10 @@ class Redraw(Protocol):
 
     def hands(self, table_id: int) -> None: ...
 
+    def hand(self, table_id: int, seat: int) -> None:
+        """Only this seat's hand changed (a card picked to cover with)."""
+        ...
+
     def result(self, table_id: int) -> None: ...
 
     def broken(self, table_id: int) -> None: ...
@@ -137,3 +105,16 @@ class Redraw(Protocol):
     def warn(self, table_id: int, seat: int) -> None:
         """This seat is about to miss a move: its hand comes again, with sound."""
         ...
+
+
+@dataclass
+class Env:
+    """What every table shares: the database, the timers, the redraws, the computer players' workers and the
+    clock."""
+
+    storage: Storage
+    scheduler: Scheduler
+    redraw: Redraw
+    thinker: Thinker
+    clock: Callable[[], float]
+    bot_delay: float  # seconds a bot's move takes on the table, its thinking included

@@ -1,0 +1,153 @@
+"""One live table in memory: what it holds, what it says of itself, and the steps every command shares.
+
+Nothing here takes the table's lock: the commands (``bot.service.play``, ``bot.service.table``) hold it
+around every read that decides a write, and call these steps inside it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from dataclasses import dataclass
+
+from bot.service.contracts import RECENT, Env
+from engine import Event, Game, Result
+from engine.options import BotLevel
+from storage.records import GameRow, TableRow, TableStatus
+
+
+@dataclass
+class Screen:
+    """One player's hand message as the table last drew it: state of the screen, not of the game, and gone
+    with the table."""
+
+    selected: int | None = None  # a card picked to cover with, while the keyboard asks which attack card
+    shown: str | None = (
+        None  # what the hand showed last: "clock" (waits for them), "auto" (a bot plays), "idle"
+    )
+    ringing: int | None = None  # the hand message to replace with a new one, which makes the phone sound
+
+
+class TableState:
+    """A table's stored record, and while it is played its game; the lobby's and the rematch's bookkeeping;
+    what each player's screen shows. ``lock`` serialises every command on it."""
+
+    def __init__(self, env: Env, row: TableRow, creator_name: str, chat_title: str) -> None:
+        self.env = env
+        self.row = row
+        self.names: list[
+            str
+        ] = []  # each seat's player; "" for an added bot (named in each reader's language)
+        self.creator_name = creator_name
+        self.chat_title = chat_title
+        self.game: Game | None = None
+        self.game_row: GameRow | None = None
+        self.deadline: float | None = None
+        self.rated = True
+        self.ratings: dict[int, tuple[float, float]] = {}  # seat -> (before, after) once the game is rated
+        self.recent: deque[Event] = deque(maxlen=RECENT)
+        self.editing_options = False
+        self.closed_at: float | None = None  # when it finished or was cancelled
+        self.pending: set[int] = set()  # rematch: players who have not confirmed yet
+        self.rematch_open = True  # a finished game's result still offers a rematch
+        self.loser: tuple[int | None, int] | None = None  # rematch: the last durak (user id or None, seat)
+        self.failures = 0  # database writes that failed in a row (the retry backs off)
+        self.links: list[int] = []  # group messages showing the deep link (edited once it is used)
+        self.screens: dict[int, Screen] = {}  # seat -> its player's hand message
+        self.lock = asyncio.Lock()
+
+    # ------------------------------------------------------------------ what the table says of itself
+
+    @property
+    def id(self) -> int:
+        return self.row.id
+
+    @property
+    def result(self) -> Result | None:
+        return self.game.result if self.game is not None else None
+
+    @property
+    def live(self) -> bool:
+        """Still a lobby or a game in play."""
+        return self.row.status in (TableStatus.LOBBY, TableStatus.PLAYING)
+
+    def seat_of(self, user_id: int) -> int | None:
+        return next((s.seat for s in self.row.seats if s.user_id == user_id), None)
+
+    def is_bot_seat(self, seat: int) -> bool:
+        return self.row.seats[seat].user_id is None or (self.game is not None and self.game.is_auto(seat))
+
+    def bot_level(self, seat: int) -> BotLevel:
+        """An added bot plays at the level its seat records (the table's, set at the deal); a bot holding a
+        player's seat plays ``normal``."""
+        at = self.row.seats[seat]
+        return BotLevel(at.bot_level) if at.user_id is None and at.bot_level else BotLevel.NORMAL
+
+    def screen(self, seat: int) -> Screen:
+        return self.screens.setdefault(seat, Screen())
+
+    # ------------------------------------------------------------------ steps the commands share
+
+    async def _reload(self) -> None:
+        """Read the stored record again after a write, and the seated players' names."""
+        row = await self.env.storage.tables.get(self.row.id)
+        assert row is not None
+        self.row = row
+        self.names = await self.env.storage.users.seat_names(row.seats)
+        if not self.live and self.closed_at is None:
+            self.closed_at = self.env.clock()
+
+    async def _close(self, status: TableStatus, reason: str | None = None) -> None:
+        """End the table without a result: no move is taken from now on, its timers stop, and every message
+        that shows it says so."""
+        await self.env.storage.tables.set_status(self.row.id, status, reason)
+        await self._reload()
+        self._stop_timers()
+        self.env.redraw.table(self.row.id)
+        self.env.redraw.hands(self.row.id)
+
+    def _stop_timers(self) -> None:
+        self.env.scheduler.deadline(self.row.id, -1, None)
+        self.env.scheduler.tick(self.row.id, -1, None)
+
+    # ------------------------------------------------------------------ messages
+
+    async def message_sent(self, kind: str, seat: int, message_id: int) -> None:
+        """A table, hand or result message was sent anew: remember its id (a restart edits it)."""
+        async with self.lock:
+            storage = self.env.storage
+            if kind == "table":
+                await storage.tables.set_message(self.row.id, message_id)
+                self.row = self.row.model_copy(update={"message_id": message_id})
+            elif kind == "hand":
+                await storage.tables.set_hand_message(self.row.id, seat, message_id)
+                seats = tuple(
+                    s.model_copy(update={"hand_message_id": message_id}) if s.seat == seat else s
+                    for s in self.row.seats
+                )
+                self.row = self.row.model_copy(update={"seats": seats})
+            elif kind == "result" and self.game_row is not None:
+                await storage.games.set_result_message(self.game_row.id, message_id)
+                self.game_row = self.game_row.model_copy(update={"result_message_id": message_id})
+                self.env.redraw.hands(self.row.id)  # each player's own end screen links to it
+
+    def forget_screens(self) -> None:
+        """The game is over or the table closed: no hand will sound again."""
+        self.screens.clear()
+
+    def ring(self, seat: int, message_id: int | None, state: str) -> int | None:
+        """A hand is drawn showing ``state``: the hand message to replace with a new one (which sounds), or
+        None to edit it in place. A hand sounds when the table starts waiting for its player, when a bot
+        takes the seat, and at the warning before a missed move."""
+        screen = self.screen(seat)
+        before, screen.shown = screen.shown, state
+        if message_id is None:
+            return None  # the first hand is a new message anyway
+        if state != before and state in ("clock", "auto"):
+            screen.ringing = message_id
+        if screen.ringing is None:
+            return None
+        if screen.ringing != message_id or state == "idle":  # replaced already, or nothing asked of them
+            screen.ringing = None
+            return None
+        return screen.ringing

@@ -1,0 +1,215 @@
+"""A live table and every command on it. Each command reads, decides, writes and updates the table in memory
+inside ``async with self.lock``, so presses that arrive together are applied one after the other, each to
+the table as the one before left it (two players leaving at once leave, and nobody else)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable
+
+from bot.service.contracts import Outcome, Refusal
+from bot.service.play import Playing
+from engine import Game, OptionsError, cards
+from engine.fairness import deck_text, new_salt
+from engine.log import TAKE_OVER
+from engine.options import CHOICES, cycle
+from engine.snapshot import dumps
+from storage import SeatTaken
+from storage.records import TableStatus, User
+
+_PLAYER_COUNT = {"too_few_players": Refusal.TOO_FEW, "teams_need_4_or_6": Refusal.TEAM_SIZE}
+
+
+class Table(Playing):
+    # ------------------------------------------------------------------ the lobby
+
+    async def _lobby(
+        self,
+        change: Callable[[], Awaitable[Refusal | None]],
+        *,
+        by: int | None = None,
+        is_admin: bool = False,
+    ) -> Outcome:
+        """Run ``change`` (the lock held) on a table that is still a lobby, by its creator or an admin if
+        ``by`` is given; the lobby is redrawn."""
+        async with self.lock:
+            if self.row.status is not TableStatus.LOBBY:
+                return Outcome.refused(Refusal.NOT_LOBBY)
+            if by is not None and by != self.row.creator_id and not is_admin:
+                return Outcome.refused(Refusal.CREATOR_ONLY)
+            refusal = await change()
+            if refusal is not None:
+                return Outcome.refused(refusal)
+            await self._reload()
+            self.env.redraw.table(self.id)
+            return Outcome(True, table_id=self.id, options=self.row.options)
+
+    async def _seat(self, user_id: int | None) -> Refusal | None:
+        level = None if user_id else self.row.options.bot_level.value  # set again at the deal
+        try:
+            await self.env.storage.tables.add_seat(self.id, user_id, level)
+        except SeatTaken:
+            return Refusal.FULL
+        return None
+
+    async def join(self, user: User) -> Outcome:
+        async def seat_user() -> Refusal | None:
+            if user.id in self.pending:
+                self.pending.discard(user.id)  # confirms the rematch
+                return None
+            if self.seat_of(user.id) is not None:
+                return Refusal.ALREADY_SEATED
+            return await self._seat(user.id)
+
+        return await self._lobby(seat_user)
+
+    async def add_bot(self, by: int, is_admin: bool) -> Outcome:
+        return await self._lobby(lambda: self._seat(None), by=by, is_admin=is_admin)
+
+    async def leave(self, user_id: int) -> Outcome:
+        """In a lobby the seat is freed; in a game a bot plays it from now on (docs/rules.md §9)."""
+        async with self.lock:
+            seat = self.seat_of(user_id)  # read with the lock held: seats renumber when one is freed
+            if seat is None:
+                return Outcome.refused(Refusal.NOT_SEATED)
+            if self.row.status is TableStatus.PLAYING:
+                return await self._act(seat, TAKE_OVER)
+            if self.row.status is not TableStatus.LOBBY:
+                return Outcome.refused(Refusal.NOT_LOBBY)
+            self.pending.discard(user_id)
+            await self.env.storage.tables.remove_seat(self.id, seat)
+            await self._reload()
+            self.env.redraw.table(self.id)
+            return Outcome(True, table_id=self.id)
+
+    async def toggle_options(self, by: int, is_admin: bool) -> Outcome:
+        """Show or hide the options keyboard."""
+
+        async def toggle() -> None:
+            self.editing_options = not self.editing_options
+
+        return await self._lobby(toggle, by=by, is_admin=is_admin)
+
+    async def set_option(self, by: int, is_admin: bool, name: str) -> Outcome:
+        """Move option ``name`` to its next value that makes a valid table; the outcome carries the options
+        as this press left them."""
+        if name not in CHOICES:
+            return Outcome.refused(Refusal.STALE)
+
+        async def change() -> None:
+            await self.env.storage.tables.set_options(self.id, cycle(self.row.options, name))
+
+        return await self._lobby(change, by=by, is_admin=is_admin)
+
+    async def start(self, by: int, is_admin: bool, *, deck: list[int] | None = None) -> Outcome:
+        async with self.lock:
+            row = self.row
+            if row.status is not TableStatus.LOBBY:
+                return Outcome.refused(Refusal.NOT_LOBBY)
+            if by != row.creator_id and not is_admin:
+                return Outcome.refused(Refusal.CREATOR_ONLY)
+            players = len(row.seats)
+            try:
+                row.options.check_players(players)  # the engine says who may play; we only translate it
+            except OptionsError as exc:
+                return Outcome.refused(_PLAYER_COUNT.get(exc.code, Refusal.FULL))
+            if self.pending:
+                return Outcome.refused(Refusal.WAITING)
+            order = list(deck) if deck is not None else cards.deck(row.options.deck)
+            if deck is None:
+                random.SystemRandom().shuffle(order)
+            game = Game.deal(row.options, players, deck=order, loser=self._rematch_loser())
+            self.rated = all(s.user_id is not None for s in row.seats)
+            deadline = self._deadline(game)
+            self.game_row = await self.env.storage.games.start(
+                self.id,
+                dumps(game),
+                game.version,
+                rated=self.rated,
+                deadline=deadline,
+                deck=deck_text(order),
+                salt=new_salt(),
+                bot_level=row.options.bot_level.value,
+            )
+            self.game, self.deadline = game, deadline
+            self.editing_options = False
+            await self._reload()
+            self._after_change()
+            return Outcome(True, table_id=self.id)
+
+    async def cancel(self, by: int, is_admin: bool) -> Outcome:
+        async with self.lock:
+            if by != self.row.creator_id and not is_admin:
+                return Outcome.refused(Refusal.CREATOR_ONLY)
+            if not self.live:
+                return Outcome.refused(Refusal.NO_TABLE)
+            await self._close(TableStatus.CANCELLED)
+            return Outcome(True, table_id=self.id)
+
+    async def reload(self) -> None:
+        """The stored record changed under the table (its group moved to a new chat id): read it again."""
+        async with self.lock:
+            await self._reload()
+            self.env.redraw.table(self.id)
+
+    async def close(self, status: TableStatus, reason: str | None = None) -> None:
+        """End a live table without a result (the bot left its group, say)."""
+        async with self.lock:
+            if self.live:
+                await self._close(status, reason)
+
+    # ------------------------------------------------------------------ the rematch
+
+    async def rematch(self, user_id: int, open_next: Callable[[], Awaitable[Outcome]]) -> Outcome:
+        """Take this finished game's one rematch for ``user_id``: ``open_next`` opens the new table, and only if
+        it did does the Rematch button go (docs/rules.md §3 decides who leads the next game)."""
+        async with self.lock:
+            if self.result is None:
+                return Outcome.refused(Refusal.NO_TABLE)
+            if not self.rematch_open:
+                return Outcome.refused(Refusal.REMATCH_TAKEN)
+            if self.seat_of(user_id) is None:
+                return Outcome.refused(Refusal.NOT_SEATED)
+            outcome = await open_next()
+            if outcome.ok:
+                self.rematch_open = False
+                self.env.redraw.result(self.id)
+            return outcome
+
+    async def seat_rematch(self, players: list[int | None], by: int) -> None:
+        """Seat the last game's players at this new table in their order; all but ``by`` are to confirm."""
+        async with self.lock:
+            for user_id in players:
+                await self._seat(user_id)
+                if user_id is not None and user_id != by:
+                    self.pending.add(user_id)
+            await self._reload()
+            self.env.redraw.table(self.id)
+
+    async def expire_rematch(self) -> None:
+        """The confirmation time is over: players who did not confirm leave their seats."""
+        for user_id in list(self.pending):
+            await self.leave(user_id)
+
+    def _rematch_loser(self) -> int | None:
+        """The last durak's seat at this table, if they are still at it (None: lowest trump leads)."""
+        if self.loser is None:
+            return None
+        user_id, old_seat = self.loser
+        if user_id is None:
+            seats = self.row.seats
+            return old_seat if old_seat < len(seats) and seats[old_seat].user_id is None else None
+        return self.seat_of(user_id)
+
+    # ------------------------------------------------------------------ the deep link
+
+    async def link_shown(self, message_id: int) -> None:
+        """A group message shows the table's deep link: it is edited once somebody used it."""
+        async with self.lock:
+            self.links.append(message_id)
+
+    async def links_used(self) -> list[int]:
+        """The deep link was used: the group messages that showed it, to be edited (each once)."""
+        async with self.lock:
+            used, self.links = self.links, []
+            return used
