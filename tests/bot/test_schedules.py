@@ -17,7 +17,7 @@ import random
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -42,7 +42,7 @@ class OrderedLock(asyncio.Lock):
         super().__init__()
         self.order = order
 
-    async def acquire(self) -> bool:
+    async def acquire(self) -> Literal[True]:
         taken = await super().acquire()
         self.order.append(asyncio.current_task())
         return taken
