@@ -187,9 +187,18 @@ class Table(Playing):
             self.env.redraw.table(self.id)
 
     async def expire_rematch(self) -> None:
-        """The confirmation time is over: players who did not confirm leave their seats."""
-        for user_id in list(self.pending):
-            await self.leave(user_id)
+        """The confirmation time is over: players who did not confirm by then leave their seats (one who
+        confirms in the same instant is either seated for good or gone, never both)."""
+        async with self.lock:
+            if self.row.status is not TableStatus.LOBBY or not self.pending:
+                return
+            for user_id in list(self.pending):
+                seat = self.seat_of(user_id)
+                if seat is not None:
+                    await self.env.storage.tables.remove_seat(self.id, seat)
+                    await self._reload()  # the seats after it move up
+            self.pending.clear()
+            self.env.redraw.table(self.id)
 
     def _rematch_loser(self) -> int | None:
         """The last durak's seat at this table, if they are still at it (None: lowest trump leads)."""

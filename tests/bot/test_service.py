@@ -265,3 +265,29 @@ async def test_a_decided_game_takes_for_the_defender_instead_of_asking(world: Wo
     assert row is not None
     log = await world.storage.games.log(row.id)
     assert log[-1].action == "x" and log[-1].seat == live.game.defender  # logged as the defender's Take
+
+
+async def test_a_rematch_confirmed_as_its_time_runs_out_keeps_the_confirmer_and_drops_the_rest(
+    world: World,
+) -> None:
+    users = [await player(world.storage, i, name) for i, name in enumerate(["Ann", "Bob", "Cid"], 1)]
+    tid = await dealt(world, players=3)
+    live = world.service.live[tid]
+    while live.game is not None and not live.game.over:
+        assert (await world.service.press(tid, *next_move(world, tid))).ok
+    rematch = await world.service.rematch(tid, users[0])
+    assert rematch.ok and rematch.table_id is not None
+    new = world.service.live[rematch.table_id]
+    assert new.pending == {2, 3}
+    if expiry_first:
+        _, confirmed = await asyncio.gather(
+            world.service.expire_rematch(new.id), world.service.join(new.id, users[1])
+        )
+    else:
+        confirmed, _ = await asyncio.gather(
+            world.service.join(new.id, users[1]), world.service.expire_rematch(new.id)
+        )
+    assert confirmed.ok  # seated either way: as a confirmation, or joining the lobby the expiry left
+    assert [s.user_id for s in new.row.seats] == [1, 2] and not new.pending
+    stored = await world.storage.tables.get(new.id)
+    assert stored == new.row
