@@ -267,8 +267,9 @@ async def test_a_decided_game_takes_for_the_defender_instead_of_asking(world: Wo
     assert log[-1].action == "x" and log[-1].seat == live.game.defender  # logged as the defender's Take
 
 
+@pytest.mark.parametrize("expiry_first", [False, True])
 async def test_a_rematch_confirmed_as_its_time_runs_out_keeps_the_confirmer_and_drops_the_rest(
-    world: World,
+    world: World, expiry_first: bool
 ) -> None:
     users = [await player(world.storage, i, name) for i, name in enumerate(["Ann", "Bob", "Cid"], 1)]
     tid = await dealt(world, players=3)
