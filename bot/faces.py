@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from engine.cards import SUITS, card_str
+from engine.cards import SUITS, card_str, rank, suit
 from engine.views import View
 
 SUIT_ORDER = (0, 2, 1, 3)  # ♠ ♣ ♦ ♥ shown as ♠ ♦ ♣ ♥: black and red take turns, so suits part at a glance
@@ -29,14 +29,14 @@ def card_list(shown: Sequence[int]) -> str:
 
 def by_suit(cards: Iterable[int], trump: int) -> list[int]:
     """A hand as shown: grouped by suit (black and red in turn), trumps last, each suit by rank."""
-    return sorted(cards, key=lambda c: (c & 3 == trump, SUIT_ORDER[c & 3], c >> 2))
+    return sorted(cards, key=lambda c: (suit(c) == trump, SUIT_ORDER[suit(c)], rank(c)))
 
 
 def suit_groups(cards: Iterable[int], trump: int) -> list[list[int]]:
     """The cards by suit, in the order ``by_suit`` shows them (``trump`` -1: no suit goes last)."""
     groups: list[list[int]] = []
     for card in by_suit(cards, trump):
-        if groups and groups[-1][0] & 3 == card & 3:
+        if groups and suit(groups[-1][0]) == suit(card):
             groups[-1].append(card)
         else:
             groups.append([card])

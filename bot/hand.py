@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from bot.faces import card_list, face, hand_line, pairs, suit_face, suit_groups, team_mark
 from bot.i18n import Text
 from bot.render import NAME_LENGTH, fit, name_of, rating_change, short
-from engine.cards import RANKS
+from engine.cards import RANKS, rank, suit
 from engine.events import Event, EventKind
 from engine.moves import Kind, kind
 from engine.views import View
@@ -152,7 +152,7 @@ def discard_text(view: View, t: Text) -> str:
         return t("discard.empty")
     lines = [t("discard.title", count=len(view.seen))]
     for group in suit_groups(view.seen, -1):
-        lines.append(suit_face(group[0] & 3) + " " + " ".join(RANKS[c >> 2] for c in group))
+        lines.append(suit_face(suit(group[0])) + " " + " ".join(RANKS[rank(c)] for c in group))
     return "\n".join(lines)
 
 

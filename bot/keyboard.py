@@ -8,6 +8,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.callbacks import BackPress, DiscardPress, HandPress, MovePress, PickPress, encode
 from bot.faces import by_suit, card_list, face
 from bot.i18n import Text
+from engine.cards import rank, suit
 from engine.moves import Kind, Move, cards, kind
 from engine.views import View
 
@@ -77,10 +78,10 @@ def lead_groups(view: View) -> list[Move]:
         return []
     ranks: dict[int, list[int]] = {}  # in the order of each rank's first card in the hand
     for card in by_suit(view.hand, view.trump):
-        ranks.setdefault(card >> 2, []).append(card)
+        ranks.setdefault(rank(card), []).append(card)
     chosen: list[Move] = []
     for group in ranks.values():
-        plain = frozenset(c for c in group if c & 3 != view.trump)
+        plain = frozenset(c for c in group if suit(c) != view.trump)
         for wanted in (plain, frozenset(group)):
             move = legal.get(wanted) if len(wanted) > 1 else None
             if move is not None and move not in chosen:

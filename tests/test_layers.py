@@ -59,3 +59,20 @@ def test_no_import_cycle() -> None:
     for module in sorted(edges):
         if module not in state:
             visit(module, [module])
+
+
+def test_only_the_engine_takes_cards_apart() -> None:
+    """A card is ``rank * 4 + suit`` inside the engine only; everything else asks ``engine.cards`` for its
+    rank and suit, so the encoding can change in one place."""
+    found = []
+    for package in ("storage", "bot"):
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if (
+                    isinstance(node, ast.BinOp)
+                    and isinstance(node.op, ast.RShift | ast.BitAnd | ast.LShift)
+                    and isinstance(node.right, ast.Constant)
+                    and node.right.value in (2, 3)
+                ):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, found
