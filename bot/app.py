@@ -19,7 +19,7 @@ from telegram.request import BaseRequest
 
 from bot import handlers, logs
 from bot.cluster import Cluster
-from bot.handlers import DEPS, Deps
+from bot.deps import Deps, keep, keep_settings, settings_of, started
 from bot.http import AiohttpRequest
 from bot.i18n import LANGUAGES, texts
 from bot.members import ChatMembers
@@ -28,7 +28,7 @@ from bot.presenter import Presenter
 from bot.service import Table, TableService
 from bot.settings import Settings, SettingsError, load_settings
 from bot.thinking import Thinker
-from bot.timers import SERVICE, JobScheduler
+from bot.timers import JobScheduler
 from storage import SchemaTooNew, Storage, StorageUnusable, describe
 
 log = logging.getLogger("bot")
@@ -48,7 +48,6 @@ GROUP_COMMANDS = (
 )
 PRIVATE_COMMANDS = ("start", "top", "stats", "language", "rules", "help")
 FLUSH_SECONDS = 5.0  # on a clean stop, how long waiting messages may still go out
-CLUSTER = "cluster"  # this process's part among several on PostgreSQL (bot/cluster.py), in bot_data
 ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]  # what the handlers handle
 
 
@@ -73,7 +72,7 @@ def build_application(
     else:
         builder = builder.connection_pool_size(settings.telegram_connections)
     application = builder.build()
-    application.bot_data["settings"] = settings
+    keep_settings(application, settings)
 
     handlers.register(application)
     if settings.database_url:  # PostgreSQL: this process may be one of several (bot/cluster.py)
@@ -82,13 +81,13 @@ def build_application(
 
 
 async def _route(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    cluster: Cluster | None = context.application.bot_data.get(CLUSTER)
-    if cluster is not None:
-        await cluster.route(update, context)
+    deps = started(context.application)
+    if deps is not None and deps.cluster is not None:
+        await deps.cluster.route(update, context)
 
 
 async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    settings: Settings = application.bot_data["settings"]
+    settings = settings_of(application)
     storage = await Storage.open(settings.database, synchronous=settings.database_synchronous)
     assert application.job_queue is not None
     tables: dict[int, Table] = {}  # the live tables: the service changes them, the presenter reads them
@@ -120,11 +119,12 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         thinker=thinker,
         live=tables,
     )
-    application.bot_data[SERVICE] = service
-    application.bot_data[DEPS] = Deps(storage, service, presenter, ChatMembers(application.bot), outbox)
+    deps = Deps(storage, service, presenter, ChatMembers(application.bot), outbox)
+    keep(application, deps)
     await _commands(application)
     if storage.db.dialect == "postgresql":  # tables come back chat by chat, as this process claims them
-        cluster = application.bot_data[CLUSTER] = Cluster(application, storage, settings.cluster_lease)
+        cluster = Cluster(application, storage, service, outbox, settings.cluster_lease)
+        deps.cluster = cluster
         await cluster.start()
     else:
         broken = await service.restore()
@@ -153,17 +153,16 @@ async def _commands(application: Application[Any, Any, Any, Any, Any, Any]) -> N
 async def _stopping(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Before the bot's HTTP client closes: send what is waiting, for a few seconds at most, then stop (the
     database has everything; a restart redraws the rest)."""
-    found: Deps | None = application.bot_data.get(DEPS)
+    found = started(application)
     if found is not None:
         await found.service.thinker.stop()
         await found.outbox.close(flush=FLUSH_SECONDS)
 
 
 async def _stopped(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    cluster: Cluster | None = application.bot_data.get(CLUSTER)
-    if cluster is not None:
-        await cluster.stop()
-    found: Deps | None = application.bot_data.get(DEPS)
+    found = started(application)
+    if found is not None and found.cluster is not None:
+        await found.cluster.stop()
     if found is not None:
         found.service.thinker.close()
         await found.storage.close()

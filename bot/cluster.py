@@ -33,7 +33,6 @@ from telegram.constants import ChatType
 from telegram.ext import Application, ApplicationHandlerStop, ContextTypes
 
 from bot.callbacks import decode
-from bot.handlers.common import DEPS, Deps
 from bot.outbox import Outbox
 from bot.service import TableService
 from storage import Storage
@@ -54,12 +53,19 @@ class Cluster:
     """This process's part in a cluster; ``start`` once the service exists, ``stop`` before storage closes."""
 
     def __init__(
-        self, application: Application[Any, Any, Any, Any, Any, Any], storage: Storage, lease: float = 15.0
+        self,
+        application: Application[Any, Any, Any, Any, Any, Any],
+        storage: Storage,
+        service: TableService,
+        outbox: Outbox,
+        lease: float = 15.0,
     ) -> None:
         assert isinstance(storage.db, PostgresDatabase), "a cluster shares a PostgreSQL database"
         self.lease = lease
         self.application = application
         self.storage = storage
+        self.service = service
+        self.outbox = outbox
         self.db: PostgresDatabase = storage.db
         self.me = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self.owned: set[int] = set()
@@ -68,19 +74,6 @@ class Cluster:
         self._claiming = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
         self._wake = asyncio.Event()
-
-    @property
-    def service(self) -> TableService:
-        return self._deps.service
-
-    @property
-    def outbox(self) -> Outbox:
-        return self._deps.outbox
-
-    @property
-    def _deps(self) -> Deps:
-        deps: Deps = self.application.bot_data[DEPS]
-        return deps
 
     # ------------------------------------------------------------------ routing updates
 

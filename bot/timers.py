@@ -1,6 +1,6 @@
 """Move timers and bot turns on PTB's JobQueue. Deadlines themselves live in the database (the service
 writes them with each move); a job only asks the service to apply the timeout if nothing moved since. Jobs
-find the table service in ``application.bot_data[SERVICE]``, so nothing here is wired late."""
+find the table service among the bot's parts (bot.deps) when they run, so nothing here is wired late."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typing import Any
 from apscheduler.jobstores.base import JobLookupError  # type: ignore[import-untyped]
 from telegram.ext import ContextTypes, Job, JobQueue
 
+from bot.deps import deps_of
 from bot.service import TableService
 
-SERVICE = "service"  # the key of the table service in application.bot_data
 Context = ContextTypes.DEFAULT_TYPE
 
 
@@ -51,7 +51,7 @@ class JobScheduler:
 
 def _job(context: Context) -> tuple[TableService, int, int]:
     """The service, and the (table, version) a job was scheduled for."""
-    service: TableService = context.application.bot_data[SERVICE]
+    service = deps_of(context.application).service
     data = context.job.data if context.job is not None else None
     if not (isinstance(data, tuple) and len(data) == 2):
         raise TypeError(f"a timer job without its table: {data!r}")

@@ -16,10 +16,10 @@ from telegram.ext import (
 )
 
 from bot.handlers import boards, errors, lobby, membership, play, private, replays, settings
-from bot.handlers.common import DEPS, Deps, log_update
+from bot.handlers.common import log_update
 from bot.handlers.common import record_update as common_record
 
-__all__ = ["DEPS", "Deps", "register"]
+__all__ = ["register"]
 
 
 def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:

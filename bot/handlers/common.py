@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 from typing import TypeVar
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
@@ -13,32 +12,18 @@ from telegram.constants import ChatType
 from telegram.ext import ContextTypes
 
 from bot.callbacks import Press, decode
+from bot.deps import Deps, deps_of
 from bot.i18n import Text, language_for
-from bot.members import ChatMembers
-from bot.outbox import Outbox
-from bot.presenter import Presenter
-from bot.service import Outcome, Refusal, TableService
-from storage import Storage
+from bot.service import Outcome, Refusal
 from storage.records import User
 
 Context = ContextTypes.DEFAULT_TYPE
 log = logging.getLogger("bot.updates")
 P = TypeVar("P", bound=Press)
-DEPS = "deps"  # the key of the bot's parts in application.bot_data
-
-
-@dataclass
-class Deps:
-    storage: Storage
-    service: TableService
-    presenter: Presenter
-    members: ChatMembers
-    outbox: Outbox
 
 
 def deps(context: Context) -> Deps:
-    found: Deps = context.application.bot_data[DEPS]
-    return found
+    return deps_of(context.application)
 
 
 def as_user(tg: TelegramUser) -> User:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from telegram import Message, Update
 
 from bot.callbacks import LobbyPress
-from bot.handlers.common import Context, Deps, alert, answer, asked, is_admin, pressed, reply, thread_of
+from bot.deps import Deps
+from bot.handlers.common import Context, alert, answer, asked, is_admin, pressed, reply, thread_of
 from bot.i18n import Text
 from bot.lobby import option_label
 from bot.service import Outcome, Refusal, Table

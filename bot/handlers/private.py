@@ -7,7 +7,8 @@ import re
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
-from bot.handlers.common import Context, Deps, alert, deps, reply, text_for_chat, user_of
+from bot.deps import Deps, settings_of
+from bot.handlers.common import Context, alert, deps, reply, text_for_chat, user_of
 from bot.i18n import Text
 from bot.render import short
 from bot.service import Refusal
@@ -81,7 +82,7 @@ async def rules_command(update: Update, context: Context) -> None:
     if message is None:
         return
     t = await text_for_chat(deps(context), message.chat_id)
-    url = context.application.bot_data["settings"].rules_url
+    url = settings_of(context.application).rules_url
     await reply(
         deps(context),
         message,

@@ -6,7 +6,8 @@ from __future__ import annotations
 from telegram import CallbackQuery, Update
 
 from bot.callbacks import SettingsPress
-from bot.handlers.common import Context, Deps, asked, is_admin, pressed, reply, show
+from bot.deps import Deps
+from bot.handlers.common import Context, asked, is_admin, pressed, reply, show
 from bot.i18n import LANGUAGES
 from bot.settings_menu import group_menu, language_menu
 from engine import Options

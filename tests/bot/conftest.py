@@ -14,7 +14,7 @@ from telegram.ext import Application
 from telegram.request import HTTPXRequest
 
 from bot.app import build_application, webhook_options
-from bot.handlers import Deps
+from bot.deps import Deps, deps_of, settings_of
 from bot.settings import Settings
 from tests.bot.fake_telegram import BASE_URL, TOKEN, FakeTelegram
 
@@ -27,8 +27,7 @@ class Harness:
 
     @property
     def deps(self) -> Deps:
-        found: Deps = self.app.bot_data["deps"]
-        return found
+        return deps_of(self.app)
 
 
 def settings(db_path: Path, **overrides: Any) -> Settings:
@@ -63,7 +62,7 @@ async def start_app(
     await app.post_init(app)  # what run_polling does after initialize
     await app.start()
     assert app.updater is not None
-    configured: Settings = app.bot_data["settings"]
+    configured = settings_of(app)
     if configured.webhook_url:  # what run_webhook does: serve the webhook and tell Telegram where it is
         options = webhook_options(configured)
         await app.updater.start_webhook(**options)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot.callbacks import MovePress, decode
+from bot.deps import settings_of
 from engine.ai import HeuristicPlayer
 from engine.cards import card_str, cards_of
 from engine.options import BotLevel
@@ -199,7 +200,7 @@ async def test_group_messages_are_paced(harness: Harness) -> None:
     await harness.deps.outbox.idle()  # lobby presses are answered at once: the pacing is about play
     dealt = len(fake.sent)
     await play_until_over(fake, GROUP, [1, 2], random.Random(8))
-    settings = harness.app.bot_data["settings"]
+    settings = settings_of(harness.app)
     sent = [s for s in fake.sent[dealt:] if s.chat_id == GROUP and s.ok]
     redraws = [s.at for s in sent if s.method == "editMessageText"]
     # Redraws are spaced by the interval; only what people wait for (the result here) may come sooner.

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.deps import settings_of
 from storage.postgres import PostgresDatabase
 from tests.bot.conftest import Harness, start_app, stop_app
 from tests.bot.fake_telegram import FakeTelegram
@@ -51,7 +52,7 @@ async def test_a_restart_mid_game_brings_the_table_back_from_postgresql(harness:
     assert before is not None and not before.over
     url = harness.deps.storage.db.where
     await stop_app(harness.app)
-    settings = harness.app.bot_data["settings"]
+    settings = settings_of(harness.app)
     harness.app = await start_app(
         fake, harness.db_path / "unused.sqlite3", database_url=settings.database_url
     )

@@ -1,0 +1,63 @@
+"""The bot's parts, made once at start-up and kept in PTB's ``application.bot_data``. This module is the only
+one that knows the keys they are kept under."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from telegram import Update
+from telegram.ext import Application, ContextTypes
+
+from bot.members import ChatMembers
+from bot.outbox import Outbox
+from bot.presenter import Presenter
+from bot.service import TableService
+from bot.settings import Settings
+from storage import Storage
+
+AnyApplication = Application[Any, Any, Any, Any, Any, Any]
+_SETTINGS = "settings"  # read while the application is built, before the parts below exist
+_DEPS = "deps"
+
+
+class Router(Protocol):
+    """This process's part among several on one PostgreSQL database (bot.cluster.Cluster)."""
+
+    async def route(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+@dataclass
+class Deps:
+    storage: Storage
+    service: TableService
+    presenter: Presenter
+    members: ChatMembers
+    outbox: Outbox
+    cluster: Router | None = None  # only on PostgreSQL
+
+
+def keep_settings(application: AnyApplication, settings: Settings) -> None:
+    application.bot_data[_SETTINGS] = settings
+
+
+def settings_of(application: AnyApplication) -> Settings:
+    found: Settings = application.bot_data[_SETTINGS]
+    return found
+
+
+def keep(application: AnyApplication, deps: Deps) -> None:
+    application.bot_data[_DEPS] = deps
+
+
+def deps_of(application: AnyApplication) -> Deps:
+    found: Deps = application.bot_data[_DEPS]
+    return found
+
+
+def started(application: AnyApplication) -> Deps | None:
+    """The parts, once start-up made them (a stop may come before)."""
+    found: Deps | None = application.bot_data.get(_DEPS)
+    return found
