@@ -5,8 +5,8 @@ second overall, and answers 429 with ``retry_after`` past them. Each chat has on
 order of urgency: first what a person waits for (a command's reply, a menu they pressed, a result), then the
 redraws of table and hand messages. Redraws coalesce (only the latest state of a message is drawn, when its
 turn comes), keep a few of a group's sends a minute free for replies, and are spaced by the redraw interval.
-A 429 is waited out and the same work tried again, never earlier; a redraw is drawn anew. An edit that would
-not change the message is not sent. A chat that refuses the bot (403) gets nothing more until it writes again.
+A 429 is waited out and the same work tried again, never earlier; a redraw is drawn anew. A chat that refuses
+the bot (403) gets nothing more until it writes again. Each call to Telegram is made by ``bot.delivery``.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from telegram import Bot, InlineKeyboardMarkup
-from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
 from bot import budget
 from bot.budget import Budget
+from bot.delivery import Delivery, Draft, MigratedHook, Pace, RefusedHook, TryAgain
 
 log = logging.getLogger(__name__)
 
@@ -32,21 +32,6 @@ MessageKind = Literal["table", "hand", "result", "broken"]
 # (kind, table id, seat): ("table", id, -1), ("hand", id, seat), ("result", id, -1), ("broken", id, -1)
 Key = tuple[MessageKind, int, int]
 URGENT: frozenset[MessageKind] = frozenset({"result", "broken"})  # told once, and people wait for them
-
-
-@dataclass(frozen=True, slots=True)
-class Draft:
-    """What one message should show now. ``message_id`` None: send it as a new message, which makes the
-    phone sound (an edit never does), and then delete ``replaces``: the same message moved to the bottom of
-    the chat with a notification, instead of a second message."""
-
-    chat_id: int
-    message_id: int | None
-    text: str
-    keyboard: InlineKeyboardMarkup | None
-    thread_id: int | None = None
-    reply_to: int | None = None
-    replaces: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,19 +52,14 @@ MAX_FAILURES = 8  # a message somebody waits for is given up after this many fai
 
 DraftSource = Callable[[Key], Awaitable[Draft | None]]
 SentHook = Callable[[Key, int], Awaitable[None]]
-RefusedHook = Callable[[int], Awaitable[None]]
-MigratedHook = Callable[[int, int], Awaitable[None]]
 
 
 @dataclass
-class _Chat:
+class _Chat(Pace):
     urgent: deque[tuple[Draft, asyncio.Future[int | None]]] = field(default_factory=deque)
     dirty: dict[Key, bool] = field(default_factory=dict)  # redraws in marking order: True, soon
-    sent: deque[float] = field(default_factory=deque)  # when each send of the window went out
     last_redraw: float = 0.0
-    blocked_until: float = 0.0  # a 429's retry_after
     failures: int = 0  # network failures in a row (a 429 is pacing, not a failure)
-    calls: int = 0  # sends and edits made, ever (tells whether a piece of work sent anything)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -95,17 +75,15 @@ class Outbox:
         limits: Limits | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.bot = bot
         self.source = source
         self.on_sent = on_sent
         self.on_refused = on_refused
-        self.on_migrated = on_migrated
         self.limits = limits or Limits()
         self.clock = clock
+        self._delivery = Delivery(bot, on_refused=self._refused_by, on_migrated=on_migrated, clock=clock)
         self._chats: dict[int, _Chat] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._budget = Budget(self.limits.global_budget, self.limits.global_window, clock)
-        self._shown: dict[tuple[int, int], tuple[str, object]] = {}  # (chat, message) -> what it shows
         self._refused: set[int] = set()  # chats that answered 403
         self._closed = False
 
@@ -152,6 +130,10 @@ class Outbox:
         for _, done in chat.urgent if chat else ():
             if not done.done():
                 done.set_result(None)
+
+    async def _refused_by(self, chat_id: int) -> None:
+        self.refuse(chat_id)
+        await self.on_refused(chat_id)
 
     def forgive(self, chat_id: int) -> None:
         """The chat wrote to the bot again: it may be sent to."""
@@ -222,7 +204,7 @@ class Outbox:
             was_soon = False
             try:
                 if waiting is not None:
-                    message_id = await self._deliver(waiting[0])
+                    message_id = await self._delivery.deliver(chat, waiting[0])
                     self._settle(chat, message_id)
                 else:
                     key = (
@@ -232,13 +214,13 @@ class Outbox:
                     )
                     was_soon = chat.dirty.pop(key)
                     found = await self.source(key)
-                    message_id = await self._deliver(found) if found is not None else None
+                    message_id = await self._delivery.deliver(chat, found) if found is not None else None
                     if key[0] not in URGENT:
                         chat.last_redraw = self.clock()  # spaced from when it went out
                     chat.failures = 0
                     if found is not None and message_id is not None and message_id != found.message_id:
                         await self.on_sent(key, message_id)  # a new message (or one sent anew)
-            except _TryAgain as again:
+            except TryAgain as again:
                 if waiting is None and key is not None:
                     chat.dirty[key] = chat.dirty.get(key, False) or was_soon  # drawn anew in its turn
                 chat.failures += again.failure
@@ -259,104 +241,7 @@ class Outbox:
         if not done.done():
             done.set_result(message_id)
 
-    # ------------------------------------------------------------------ one call to Telegram
-
-    async def _deliver(self, draft: Draft, again: bool = False) -> int | None:
-        """Send or edit; the id of a new message, the edited one's, or None when nothing was sent."""
-        chat_id = draft.chat_id
-        shown = (draft.text, draft.keyboard.to_dict() if draft.keyboard else None)
-        if draft.message_id is not None and self._shown.get((chat_id, draft.message_id)) == shown:
-            return draft.message_id  # it shows that already: an edit would change nothing
-        chat = self._chat(chat_id)
-        chat.calls += 1
-        try:
-            return await self._call(chat, draft, shown, again)
-        finally:
-            # Counted from when Telegram answered: a request that waited in a queue on the way still leaves
-            # the next one in this chat its full spacing.
-            chat.sent.append(self.clock())
-
-    async def _call(self, chat: _Chat, draft: Draft, shown: tuple[str, object], again: bool) -> int | None:
-        chat_id = draft.chat_id
-        try:
-            if draft.message_id is None:
-                sent = await self.bot.send_message(
-                    chat_id,
-                    draft.text,
-                    reply_markup=draft.keyboard,
-                    message_thread_id=draft.thread_id,
-                    reply_to_message_id=draft.reply_to,
-                    allow_sending_without_reply=True,
-                    disable_web_page_preview=True,
-                )
-                message_id = sent.message_id
-                if draft.replaces is not None:
-                    await self._delete(chat_id, draft.replaces)
-            else:
-                await self.bot.edit_message_text(
-                    draft.text,
-                    chat_id=chat_id,
-                    message_id=draft.message_id,
-                    reply_markup=draft.keyboard,
-                    disable_web_page_preview=True,
-                )
-                message_id = draft.message_id
-        except RetryAfter as exc:
-            delay = exc.retry_after
-            seconds = delay if isinstance(delay, int | float) else delay.total_seconds()
-            chat.blocked_until = self.clock() + float(seconds)
-            log.warning("429 in chat %s: waiting %s s, then trying again", chat_id, seconds)
-            raise _TryAgain(failure=False) from None  # Telegram pacing us: tried as long as it takes
-        except BadRequest as exc:
-            text = exc.message.lower()
-            if "not modified" in text and draft.message_id is not None:
-                self._shown[(chat_id, draft.message_id)] = shown
-                return draft.message_id
-            if (
-                draft.message_id is not None
-                and ("not found" in text or "can't be edited" in text)
-                and not again
-            ):
-                fresh = Draft(chat_id, None, draft.text, draft.keyboard, draft.thread_id)
-                return await self._deliver(fresh, again=True)  # gone: sent anew
-            log.error("Telegram refused a message in chat %s: %s", chat_id, exc.message)
-            return None
-        except Forbidden:
-            self.refuse(chat_id)
-            log.info("chat %s does not accept messages from the bot: nothing more is sent there", chat_id)
-            await self.on_refused(chat_id)
-            return None
-        except ChatMigrated as exc:
-            await self.on_migrated(chat_id, exc.new_chat_id)
-            return None
-        except TelegramError as exc:  # a network failure: the same work again, a little later
-            log.warning("sending to %s failed (%s); trying again", chat_id, exc)
-            chat.blocked_until = self.clock() + (1.0 if not again else 2.0)
-            raise _TryAgain(failure=True) from None
-        self._shown[(chat_id, message_id)] = shown
-        if (
-            len(self._shown) > 50_000
-        ):  # memory stays bounded; a forgotten message is at worst edited once more
-            self._shown.clear()
-        return message_id
-
-    async def _delete(self, chat_id: int, message_id: int) -> None:
-        """Best effort: a message that cannot be deleted any more (gone, too old) just stays."""
-        self._shown.pop((chat_id, message_id), None)
-        try:
-            await self.bot.delete_message(chat_id, message_id)
-        except TelegramError as exc:
-            log.info("could not delete message %s in chat %s: %s", message_id, chat_id, exc)
-
 
 def _told_once(chat: _Chat) -> Key | None:
     """A result or a broken-table notice waiting in the chat (they go before its redraws)."""
     return next((k for k in chat.dirty if k[0] in URGENT), None)
-
-
-class _TryAgain(Exception):
-    """The work stays queued: Telegram asked us to wait, or (``failure``) the network failed."""
-
-    def __init__(self, *, failure: bool) -> None:
-        super().__init__()
-        self.failure = failure

@@ -9,11 +9,12 @@ from collections.abc import Mapping
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import LobbyPress, encode
+from bot.delivery import Draft
 from bot.hand import Clock, hand_closed, hand_over, hand_text
 from bot.i18n import Text, language_for, texts
 from bot.keyboard import hand_keyboard
 from bot.lobby import lobby_keyboard, lobby_text
-from bot.outbox import Draft, Key, Outbox
+from bot.outbox import Key, Outbox
 from bot.render import cut, event_line, result_text, seat_names, table_text
 from bot.service import CLOSED, REMATCH_WINDOW, Redraw, Table, warning_before
 from engine.fairness import commitment

@@ -1,0 +1,155 @@
+"""One call to Telegram for one message: send it or edit it, and what Telegram's answer means.
+
+An edit that would not change the message is not sent (what each message shows is remembered). A message
+that can no longer be edited is sent anew. A 429 blocks the chat for its ``retry_after`` and a network failure
+for a moment; either way the work is tried again (``TryAgain``). A 403 means the chat refuses the bot, and a
+group that became a supergroup says where it went: both are reported to whoever sends.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from telegram import Bot, InlineKeyboardMarkup
+from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
+
+log = logging.getLogger("bot.outbox")
+
+RefusedHook = Callable[[int], Awaitable[None]]
+MigratedHook = Callable[[int, int], Awaitable[None]]
+SHOWN_KEPT = 50_000  # messages whose text is remembered; a forgotten one is at worst edited once more
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """What one message should show now. ``message_id`` None: send it as a new message, which makes the
+    phone sound (an edit never does), and then delete ``replaces``: the same message moved to the bottom of
+    the chat with a notification, instead of a second message."""
+
+    chat_id: int
+    message_id: int | None
+    text: str
+    keyboard: InlineKeyboardMarkup | None
+    thread_id: int | None = None
+    reply_to: int | None = None
+    replaces: int | None = None
+
+
+@dataclass
+class Pace:
+    """What one chat's sends have been: when each went out, and how long Telegram asked us to wait."""
+
+    sent: deque[float] = field(default_factory=deque)  # when each send of the window went out
+    blocked_until: float = 0.0  # a 429's retry_after, or a pause after a network failure
+    calls: int = 0  # sends and edits made, ever (tells whether a piece of work sent anything)
+
+
+class TryAgain(Exception):
+    """The work stays queued: Telegram asked us to wait, or (``failure``) the network failed."""
+
+    def __init__(self, *, failure: bool) -> None:
+        super().__init__()
+        self.failure = failure
+
+
+class Delivery:
+    def __init__(
+        self,
+        bot: Bot,
+        *,
+        on_refused: RefusedHook,
+        on_migrated: MigratedHook,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.bot = bot
+        self.on_refused = on_refused
+        self.on_migrated = on_migrated
+        self.clock = clock
+        self._shown: dict[tuple[int, int], tuple[str, object]] = {}  # (chat, message) -> what it shows
+
+    async def deliver(self, chat: Pace, draft: Draft, again: bool = False) -> int | None:
+        """Send or edit; the id of a new message, the edited one's, or None when nothing was sent."""
+        chat_id = draft.chat_id
+        shown = (draft.text, draft.keyboard.to_dict() if draft.keyboard else None)
+        if draft.message_id is not None and self._shown.get((chat_id, draft.message_id)) == shown:
+            return draft.message_id  # it shows that already: an edit would change nothing
+        chat.calls += 1
+        try:
+            return await self._call(chat, draft, shown, again)
+        finally:
+            # Counted from when Telegram answered: a request that waited in a queue on the way still leaves
+            # the next one in this chat its full spacing.
+            chat.sent.append(self.clock())
+
+    async def _call(self, chat: Pace, draft: Draft, shown: tuple[str, object], again: bool) -> int | None:
+        chat_id = draft.chat_id
+        try:
+            if draft.message_id is None:
+                sent = await self.bot.send_message(
+                    chat_id,
+                    draft.text,
+                    reply_markup=draft.keyboard,
+                    message_thread_id=draft.thread_id,
+                    reply_to_message_id=draft.reply_to,
+                    allow_sending_without_reply=True,
+                    disable_web_page_preview=True,
+                )
+                message_id = sent.message_id
+                if draft.replaces is not None:
+                    await self.delete(chat_id, draft.replaces)
+            else:
+                await self.bot.edit_message_text(
+                    draft.text,
+                    chat_id=chat_id,
+                    message_id=draft.message_id,
+                    reply_markup=draft.keyboard,
+                    disable_web_page_preview=True,
+                )
+                message_id = draft.message_id
+        except RetryAfter as exc:
+            delay = exc.retry_after
+            seconds = delay if isinstance(delay, int | float) else delay.total_seconds()
+            chat.blocked_until = self.clock() + float(seconds)
+            log.warning("429 in chat %s: waiting %s s, then trying again", chat_id, seconds)
+            raise TryAgain(failure=False) from None  # Telegram pacing us: tried as long as it takes
+        except BadRequest as exc:
+            text = exc.message.lower()
+            if "not modified" in text and draft.message_id is not None:
+                self._shown[(chat_id, draft.message_id)] = shown
+                return draft.message_id
+            if (
+                draft.message_id is not None
+                and ("not found" in text or "can't be edited" in text)
+                and not again
+            ):
+                fresh = Draft(chat_id, None, draft.text, draft.keyboard, draft.thread_id)
+                return await self.deliver(chat, fresh, again=True)  # gone: sent anew
+            log.error("Telegram refused a message in chat %s: %s", chat_id, exc.message)
+            return None
+        except Forbidden:
+            log.info("chat %s does not accept messages from the bot: nothing more is sent there", chat_id)
+            await self.on_refused(chat_id)
+            return None
+        except ChatMigrated as exc:
+            await self.on_migrated(chat_id, exc.new_chat_id)
+            return None
+        except TelegramError as exc:  # a network failure: the same work again, a little later
+            log.warning("sending to %s failed (%s); trying again", chat_id, exc)
+            chat.blocked_until = self.clock() + (1.0 if not again else 2.0)
+            raise TryAgain(failure=True) from None
+        self._shown[(chat_id, message_id)] = shown
+        if len(self._shown) > SHOWN_KEPT:  # memory stays bounded
+            self._shown.clear()
+        return message_id
+
+    async def delete(self, chat_id: int, message_id: int) -> None:
+        """Best effort: a message that cannot be deleted any more (gone, too old) just stays."""
+        self._shown.pop((chat_id, message_id), None)
+        try:
+            await self.bot.delete_message(chat_id, message_id)
+        except TelegramError as exc:
+            log.info("could not delete message %s in chat %s: %s", message_id, chat_id, exc)
