@@ -11,7 +11,7 @@ Why the other seats are not in the tree: every world holds this seat's real hand
 opponents would learn to play against that hand (throw in exactly what it cannot beat) as if they saw it.
 The search then feared every long bout and took cards it could have covered, about one decision in
 three that allowed a full cover early in the game; with policy opponents it plays 70% against a
-perfect-information Monte Carlo player that used to hold it near 59% (numbers in README, "How strong").
+perfect-information Monte Carlo player that used to hold it near 59% (numbers in docs/ai.md, "How strong").
 """
 
 from __future__ import annotations
