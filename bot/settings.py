@@ -38,12 +38,11 @@ class Settings(BaseSettings):
         "https://api.telegram.org/bot",
         description="Bot API base URL (a local Bot API server, or a test server).",
     )
-    # The HTTP client of PTB's calls: aiohttp (bot/http.py) or httpx (PTB's own). bench/load.py compares them:
-    # at 200 tables aiohttp spent 7.5–8.5 ms of CPU a move and answered presses at p99 in 14–16 ms, httpx
-    # 13.4–13.9 ms and 37–38 ms, with a pool of 32 connections or 256 alike.
+    # The HTTP client of PTB's calls: aiohttp (bot/http.py) or httpx (PTB's own). aiohttp is the default
+    # because it spends less CPU a call under load (bench/load.py compares them; figures in docs/operations.md).
     telegram_http: Literal["httpx", "aiohttp"] = "aiohttp"
     # Requests to Telegram open at once (either client; getUpdates has a connection of its own). The outbox
-    # keeps sends near 30 a second, so this hardly matters (bench/load.py: 32 and 256 alike).
+    # keeps sends near 30 a second, so this hardly matters (bench/load.py measures it).
     telegram_connections: int = Field(256, ge=4, le=1024)
     database_path: Path = Field(Path("durak.sqlite3"), description="The SQLite file; created if missing.")
     # postgresql://user:password@host:5432/dbname: PostgreSQL instead of the SQLite file, for several bot

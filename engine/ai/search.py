@@ -9,9 +9,8 @@ edge, plays the game out with the policy and credits the edges it walked with th
 
 Why the other seats are not in the tree: every world holds this seat's real hand, so tree edges for the
 opponents would learn to play against that hand (throw in exactly what it cannot beat) as if they saw it.
-The search then feared every long bout and took cards it could have covered, about one decision in
-three that allowed a full cover early in the game; with policy opponents it plays 70% against a
-perfect-information Monte Carlo player that used to hold it near 59% (numbers in docs/ai.md, "How strong").
+The search then feared every long bout and took cards it could have covered; with policy opponents in the
+walk it plays far better (docs/ai.md, "How strong", has the measured figures).
 """
 
 from __future__ import annotations
