@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MODULES = [
     "engine/cards.py",
     "engine/moves.py",
-    "engine/rules.py",
+    "engine/compiled_rules.py",
     "engine/events.py",
     "engine/game.py",
     "engine/views.py",

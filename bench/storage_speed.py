@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import Game, Options
-from engine.log import act
+from engine.actions import act
 from engine.moves import move_str
 from engine.snapshot import dumps
 from storage import GLOBAL, Storage

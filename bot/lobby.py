@@ -11,8 +11,8 @@ from bot.callbacks import LobbyAction, LobbyPress, encode
 from bot.faces import TEAM_MARKS
 from bot.i18n import Text
 from bot.render import short
+from engine.compiled_rules import team_of
 from engine.options import CHOICES, TRANSFER_ONLY, Options, Variant
-from engine.rules import team_of
 
 
 def option_label(options: Options, name: str, t: Text) -> str:

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 from bot.i18n import Text
 from bot.render import event_line, name_of
+from engine.actions import act
 from engine.events import EventKind
 from engine.game import Game
-from engine.log import act
 
 
 def replay_lines(deal: Game, actions: Sequence[tuple[int, str]], names: Sequence[str], t: Text) -> list[str]:

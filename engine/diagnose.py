@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Protocol
 
 from engine.cards import BEATERS, RANK_MASK, SUIT_MASK, Card, CardMask, Seat, SeatMask, lowest, mask_of, rank
+from engine.compiled_rules import Rules
 from engine.events import Reason
 from engine.moves import Kind, Move, cards, well_formed
 from engine.moves import kind as kind_of
-from engine.rules import Rules
 
 
 class Position(Protocol):

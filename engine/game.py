@@ -1,7 +1,7 @@
 """The game: state, legal moves, applying moves, timeouts, the result. Pure and deterministic.
 
 Hot path (AI playouts): ``turn`` (or ``legal_moves``) and ``push`` on ints and bitmasks, no objects per
-card, no events; the table's topology comes from ``engine.rules``, worked out once per table shape.
+card, no events; the table's topology comes from ``engine.compiled_rules``, worked out once per table shape.
 Edges (bot, storage, tests): ``check``/``apply`` validate and return an ``Applied`` record of events.
 """
 
@@ -31,6 +31,7 @@ from engine.cards import (
     mask_of,
     rank,
 )
+from engine.compiled_rules import HAND_SIZE, Rules, rules_for, team_of
 from engine.diagnose import why_illegal
 from engine.events import Event, EventKind, IllegalMove, Reason
 from engine.moves import (
@@ -53,7 +54,6 @@ from engine.moves import (
     lead_of,
 )
 from engine.options import Options, RematchLead
-from engine.rules import HAND_SIZE, Rules, rules_for, team_of
 
 
 def _each(mask: int, kind: int) -> list[Move]:

@@ -12,9 +12,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from engine.cards import DECK_MASK, card_code, cards_of, mask_of, parse_card
+from engine.compiled_rules import rules_for
 from engine.game import Game, Result
 from engine.options import Options
-from engine.rules import rules_for
 
 SCHEMA = 1
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from engine import Game
-from engine.log import replay
+from engine.actions import replay
 from engine.snapshot import SnapshotError, loads
 from storage.db import Database, Write, record
 from storage.records import GameRow, LoggedAction, TableStatus

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine import Options, Result
-from engine.rules import team_of
+from engine.compiled_rules import team_of
 from storage.db import Database
 from storage.db import record as typed
 from storage.games import StaleGame

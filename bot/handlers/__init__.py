@@ -15,7 +15,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot.handlers import boards, errors, lobby, membership, play, private, replays, settings
+from bot.handlers import boards, errors, lobby, membership, play, preferences, private, replays
 from bot.handlers.common import log_update
 from bot.handlers.common import record_update as common_record
 
@@ -29,7 +29,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(TypeHandler(Update, common_record), group=-1)
     # Private chat: /start, with a deep-link payload to join a table; the language of private messages.
     add(CommandHandler("start", private.start, filters=private_chat))
-    add(CommandHandler("language", settings.language_command, filters=private_chat))
+    add(CommandHandler("language", preferences.language_command, filters=private_chat))
     # A group's table: open one, take or leave a seat, deal, cancel.
     add(CommandHandler("newgame", lobby.new_game, filters=groups))
     add(CommandHandler(["join", "leave", "startgame", "cancel"], lobby.table_command, filters=groups))
@@ -39,7 +39,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(CommandHandler("top", boards.top_command))
     add(CommandHandler("stats", boards.stats_command))
     add(CommandHandler("replay", replays.replay_command, filters=groups))
-    add(CommandHandler("settings", settings.settings_command, filters=groups))
+    add(CommandHandler("settings", preferences.settings_command, filters=groups))
     # Group commands sent in private get told where they work; the bot added to or removed from a group.
     group_commands = ["newgame", "join", "leave", "startgame", "cancel", "replay", "settings"]
     add(CommandHandler(group_commands, private.group_only, filters=private_chat))
@@ -51,7 +51,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(CallbackQueryHandler(play.discard_press, pattern=r"^d:"))
     add(CallbackQueryHandler(lobby.lobby_press, pattern=r"^L:"))
     add(CallbackQueryHandler(boards.board_press, pattern=r"^T:"))
-    add(CallbackQueryHandler(settings.settings_press, pattern=r"^S:"))
+    add(CallbackQueryHandler(preferences.settings_press, pattern=r"^S:"))
     add(CallbackQueryHandler(errors.unknown_press))
     # After everything: one log line per update (who, where, which table, what, how long).
     add(TypeHandler(Update, log_update), group=1)

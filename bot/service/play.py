@@ -17,8 +17,8 @@ from bot.service.contracts import (
 )
 from bot.service.state import TableState
 from engine import Game
+from engine.actions import RECLAIM, TAKE_OVER, TIMEOUT, Action, act, action_str
 from engine.events import QUIET, IllegalMove
-from engine.log import RECLAIM, TAKE_OVER, TIMEOUT, Action, act, action_str
 from engine.moves import TAKE, Move
 from engine.snapshot import dumps
 from engine.views import view

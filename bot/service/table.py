@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable
 from bot.service.contracts import Outcome, Refusal
 from bot.service.play import Playing
 from engine import Game, OptionsError, cards
+from engine.actions import TAKE_OVER
 from engine.fairness import deck_text, new_salt
-from engine.log import TAKE_OVER
 from engine.options import CHOICES, cycle
 from engine.snapshot import dumps
 from storage import SeatTaken

@@ -22,8 +22,8 @@ from __future__ import annotations
 from typing import Final
 
 from engine.cards import BEATERS, RANK_MASK, cards_of, rank, suit
+from engine.compiled_rules import rules_for
 from engine.moves import COVER_KIND, COVER_SHIFT, KIND_MASK, Move
-from engine.rules import rules_for
 from engine.views import View
 
 # Likelihood ratios, P(holds the card | the action) / P(holds it), from bench/reading.py over 120 games of

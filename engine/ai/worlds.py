@@ -16,8 +16,8 @@ import random
 from dataclasses import dataclass
 
 from engine.cards import DECK_MASK, cards_of, mask_of
+from engine.compiled_rules import rules_for
 from engine.game import Game
-from engine.rules import rules_for
 from engine.views import View
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import psycopg
 
 from bot.callbacks import MovePress, PickPress, decode
-from engine.log import TIMEOUT
+from engine.actions import TIMEOUT
 from engine.snapshot import loads
 from storage import Storage
 from tests.bot.fake_telegram import TOKEN, FakeTelegram

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine import Options, Variant
-from engine.log import act
+from engine.actions import act
 from engine.moves import move_str
 from engine.snapshot import dumps
 from storage import Storage

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from engine import Game, Options, Variant
-from engine.log import TIMEOUT, act
+from engine.actions import TIMEOUT, act
 from engine.moves import move_str
 from engine.snapshot import dumps
 from storage import BrokenSnapshot, StaleGame, Storage

@@ -9,7 +9,7 @@ import random
 import sys
 
 from engine import Game, Options
-from engine.log import act
+from engine.actions import act
 from engine.moves import move_str
 from engine.snapshot import dumps
 from storage import Storage

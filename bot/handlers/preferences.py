@@ -1,4 +1,4 @@
-"""Settings: /language (a user's private messages) and /settings (a group's language and default options,
+"""Preferences: /language (a user's private messages) and /settings (a group's language and default options,
 admins only), with their buttons (``S:``)."""
 
 from __future__ import annotations
