@@ -69,8 +69,6 @@ class Cluster:
         self.db: PostgresDatabase = storage.db
         self.me = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self.owned: set[int] = set()
-        # table id -> its chat (a table changes chat only when its group becomes a supergroup)
-        self._chat_of: dict[int, int] = {}
         self._claiming = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
         self._wake = asyncio.Event()
@@ -96,7 +94,7 @@ class Cluster:
             press = decode(update.callback_query.data)
             table_id = getattr(press, "table_id", None)
             if isinstance(table_id, int):
-                return await self._table_chat(table_id)
+                return await self.storage.tables.chat_of(table_id)  # read each time: a group can move
         chat = update.effective_chat
         if chat is not None and chat.type in _GROUPS:
             return chat.id
@@ -105,14 +103,6 @@ class Cluster:
             table = await self.storage.tables.by_token(message.text.split("join_", 1)[1].strip())
             return table.chat_id if table is not None else None
         return None
-
-    async def _table_chat(self, table_id: int) -> int | None:
-        if table_id not in self._chat_of:
-            table = await self.storage.tables.get(table_id)
-            if table is None:
-                return None
-            self._chat_of[table_id] = table.chat_id
-        return self._chat_of[table_id]
 
     # ------------------------------------------------------------------ owning chats
 
@@ -125,19 +115,25 @@ class Cluster:
             if owner == self.me:
                 self.owned.add(chat)
                 await self.storage.owners.adopt(chat, self.me)
+                before = len(self.service.live)  # a group that moved here keeps the tables it has in memory
                 broken = await self.service.restore(chat)
-                log.info("took chat %s over (%d tables broken)", chat, len(broken))
+                restored = len(self.service.live) - before
+                log.info("took chat %s over: %d tables restored (%d broken)", chat, restored, len(broken))
                 self._wake.set()  # updates forwarded to its former owner are ours now
             return owner
 
     async def _renew(self) -> None:
         # Telegram's overall budget belongs to the token, not the process: each alive process takes its part.
         self.outbox.share(await self.storage.owners.alive(self.me, self.lease))
-        held = await self.storage.owners.renew(self.me, self.lease)
-        for chat in self.owned - held:
-            log.warning("chat %s went to another process (this one missed its lease)", chat)
-            self.service.forget_chat(chat)
-        self.owned &= held
+        async with self._claiming:  # a claim under way is either all done or not begun
+            held = await self.storage.owners.renew(self.me, self.lease)
+            for chat in self.owned - held:
+                if not any(t.row.chat_id == chat for t in self.service.live.values()):
+                    continue  # the group moved to a new id (a supergroup) and its lease with it
+                log.warning("chat %s went to another process (this one missed its lease)", chat)
+                self.service.forget_chat(chat)
+            # What the database says this process holds, including a group that moved to a new id.
+            self.owned = held
         for chat in await self.storage.owners.orphaned():
             await self.claim(chat)
 

@@ -118,3 +118,10 @@ class Chats:
                 (new_id, old_id),
             )
             await self.db.execute("UPDATE ratings SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+            # Several processes: the one that owns the group (and holds its tables in memory) owns it under
+            # its new id, so no other process claims the new id and restores tables that are being played.
+            moved = await self.db.fetch_one("SELECT 1 AS x FROM chat_owners WHERE chat_id = ?", (old_id,))
+            if moved is not None:
+                await self.db.execute("DELETE FROM chat_owners WHERE chat_id = ?", (new_id,))
+                await self.db.execute("UPDATE chat_owners SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+            await self.db.execute("UPDATE forwarded SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))

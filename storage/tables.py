@@ -73,6 +73,11 @@ class Tables:
             )
             return _table(row, seats)
 
+    async def chat_of(self, table_id: int) -> int | None:
+        """The chat a table is played in (it changes when its group becomes a supergroup)."""
+        row = await self.db.fetch_one("SELECT chat_id FROM tables WHERE id = ?", (table_id,))
+        return int(row["chat_id"]) if row is not None else None
+
     async def live_in(self, chat_id: int, thread_id: int = 0) -> TableRow | None:
         row = await self.db.fetch_one(
             "SELECT id FROM tables WHERE chat_id = ? AND thread_id = ? AND status IN ('lobby', 'playing')",

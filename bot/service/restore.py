@@ -10,10 +10,13 @@ from storage.records import LiveTable, TableRow, TableStatus
 
 
 async def restore(env: Env, live: dict[int, Table], chat_id: int | None) -> list[tuple[TableRow, str]]:
-    """Bring back every table of ``chat_id`` (None: of every chat) into ``live``. A game that cannot be loaded
-    is marked broken and its group and players are told; returns those tables with the reason."""
+    """Bring back every table of ``chat_id`` (None: of every chat) into ``live``; a table already there is
+    being played and stays as it is. A game that cannot be loaded is marked broken and its group and players
+    are told; returns those tables with the reason."""
     broken: list[tuple[TableRow, str]] = []
     for item in await env.storage.live_tables(chat_id):
+        if item.table.id in live:
+            continue
         table = live[item.table.id] = await restored(env, item)
         if item.game is not None and table.game is None:
             broken.append((table.row, table.row.broken_reason or ""))

@@ -214,3 +214,78 @@ async def test_two_processes_share_the_tables_and_one_killed_stops_no_game(
 async def _tables(store: Storage, chat: int) -> list[int]:
     rows = await store.db.fetch_all("SELECT id FROM tables WHERE chat_id = ? ORDER BY id", (chat,))
     return [int(r["id"]) for r in rows]
+
+
+async def test_a_group_that_becomes_a_supergroup_stays_with_the_process_playing_it(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """The group's lease moves with it to the new id: the other process forwards the supergroup's updates to
+    the one playing its table instead of claiming the new id and restoring a second copy of the game."""
+    old, new = -201, -1000000000201
+    fake = FakeTelegram()
+    runner, api_port = await fake.serve()
+    ports = [_free_port(), _free_port()]
+    logs = [tmp_path / f"bot{i}.log" for i in range(2)]
+    bots = [await bot_process(api_port, postgres_url, p, log) for p, log in zip(ports, logs, strict=True)]
+    try:
+        for port in ports:
+            for _ in range(600):
+                if await listening(port):
+                    break
+                await asyncio.sleep(0.1)
+        fake.balance = [f"http://127.0.0.1:{p}/durak" for p in ports]
+        await fake.wait_for(lambda: fake.webhook, timeout=30, what="the webhook set")
+        fake.add_group(old, "Friends")
+        users = [1, 2]
+        for user in users:
+            fake.add_user(user, f"P{user}")
+            fake.send(user, user, "/start")
+        fake.send(1, old, "/newgame")
+        lobby = await fake.wait_for(
+            lambda: next((m for m in fake.bot_messages(old) if m.buttons()), None), timeout=30, what="a lobby"
+        )
+        table = lobby.buttons()[0][1].split(":")[1]
+        fake.press(2, old, lobby.message_id, f"L:{table}:join")
+        await fake.wait_for(lambda: "P2" in fake.messages[old][lobby.message_id].text, timeout=30, what="P2")
+        fake.press(1, old, lobby.message_id, f"L:{table}:start")
+        await fake.wait_for(lambda: any(hand_message(fake, u) for u in users), timeout=30, what="the hands")
+        rng = random.Random(5)
+        for _ in range(3):
+            await press_some(fake, users, rng)
+        with psycopg.connect(postgres_url) as conn:
+            (owner,) = conn.execute(
+                "SELECT owner FROM chat_owners WHERE chat_id = %s", (old,)
+            ).fetchone() or ("",)
+
+        fake.upgrade(old, new)  # the owner learns it from Telegram when it next writes to the group
+        for step in range(3000):
+            if finished(fake, new):
+                break
+            if step % 10 == 0:  # group commands in the supergroup reach either process
+                fake.send(users[step % 2], new, "/join")
+            if not await press_some(fake, users, rng):
+                await asyncio.sleep(0.1)
+        assert finished(fake, new), "the game did not end in the supergroup"
+
+        with psycopg.connect(postgres_url) as conn:
+            leases = {int(c): str(o) for c, o in conn.execute("SELECT chat_id, owner FROM chat_owners")}
+        assert leases.get(new) == owner and old not in leases, (owner, leases)
+        store = await Storage.open(postgres_url)
+        try:
+            (played,) = await _tables(store, new)
+            row = await store.games.current(played)
+            assert row is not None and row.finished_at is not None
+            log = await store.games.log(row.id)
+            assert [a.seq for a in log] == list(range(1, len(log) + 1))
+            assert await store.games.replay(row) == loads(row.snapshot)
+        finally:
+            await store.close()
+    finally:
+        for bot in bots:
+            if bot.returncode is None:
+                bot.send_signal(signal.SIGTERM)
+                await asyncio.wait_for(bot.wait(), 30)
+        await runner.cleanup()
+    lines = [line for log in logs for line in log.read_text().splitlines()]
+    restored = [line for line in lines if f"took chat {new} over" in line and "over: 0 tables" not in line]
+    assert not restored, restored  # nobody restored a second copy of the table being played

@@ -51,3 +51,19 @@ async def test_migrating_into_a_chat_the_bot_already_saw_merges_them(store: Stor
 async def test_migrating_an_unknown_chat_does_nothing(store: Storage) -> None:
     await store.chats.migrate(-5, -1005)
     assert await store.chats.get(-1005) is None
+
+
+async def test_the_process_that_owns_a_group_owns_it_under_its_new_id(store: Storage) -> None:
+    """Several processes: the group's lease and the updates forwarded for it follow the group, over a lease
+    somebody took on the new id before the move (that process has none of the group's tables)."""
+    lobby = await _group_with_history(store)
+    assert await store.owners.claim(-1, "a", 60.0) == "a"
+    assert await store.owners.claim(-1001, "b", 60.0) == "b"
+    await store.owners.forward("a", -1, "{}")
+    await store.chats.migrate(-1, -1001)
+    assert await store.owners.claim(-1001, "b", 60.0) == "a"
+    assert await store.owners.renew("a", 60.0) == {-1001}
+    assert await store.owners.renew("b", 60.0) == set()
+    assert await store.owners.forwarded("a") == ["{}"]
+    table = await store.tables.get(lobby)
+    assert table is not None and await store.tables.chat_of(lobby) == table.chat_id == -1001
