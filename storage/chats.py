@@ -123,5 +123,7 @@ class Chats:
             moved = await self.db.fetch_one("SELECT 1 AS x FROM chat_owners WHERE chat_id = ?", (old_id,))
             if moved is not None:
                 await self.db.execute("DELETE FROM chat_owners WHERE chat_id = ?", (new_id,))
-                await self.db.execute("UPDATE chat_owners SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+                await self.db.execute(
+                    "UPDATE chat_owners SET chat_id = ? WHERE chat_id = ?", (new_id, old_id)
+                )
             await self.db.execute("UPDATE forwarded SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
