@@ -16,7 +16,7 @@ from bot.keyboard import hand_keyboard
 from bot.lobby import lobby_keyboard, lobby_text
 from bot.outbox import Key, Outbox
 from bot.render import cut, event_line, result_text, seat_names, table_text
-from bot.service import CLOSED, REMATCH_WINDOW, Redraw, Table, warning_before
+from bot.service import ABANDONED, CLOSED, REMATCH_WINDOW, Redraw, Table, warning_before
 from engine.fairness import commitment
 from engine.views import view
 from storage import Storage
@@ -172,7 +172,7 @@ class Presenter(Redraw):
     def _table(self, live: Table, t: Text) -> tuple[str, InlineKeyboardMarkup | None]:
         table = live.row
         if table.status is TableStatus.CANCELLED:
-            return t("lobby.cancelled"), None
+            return t("table.abandoned" if table.broken_reason == ABANDONED else "lobby.cancelled"), None
         if table.status is TableStatus.BROKEN:
             return t("table.broken"), None
         if table.status is TableStatus.LOBBY or live.game is None:
@@ -209,6 +209,8 @@ class Presenter(Redraw):
             live.forget_screens()  # nothing will ring for these hands again
         if live.row.status in CLOSED:
             ended = "hand.cancelled" if live.row.status is TableStatus.CANCELLED else "hand.broken"
+            if live.row.broken_reason == ABANDONED:
+                ended = "hand.abandoned"
             return Draft(user.id, message_id, hand_closed(t, title, t(ended)), None)
         if live.game is None:
             return None

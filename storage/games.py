@@ -105,6 +105,10 @@ class Games:
             ),
         )
 
+    async def set_unrated(self, game_id: int) -> None:
+        """Nobody plays the game any more, only bots: it will not be rated (docs/rules.md §10)."""
+        await self.db.execute("UPDATE games SET rated = 0 WHERE id = ?", (game_id,))
+
     async def set_result_message(self, game_id: int, message_id: int) -> None:
         """The result was delivered: a restart no longer sends it."""
         await self.db.execute("UPDATE games SET result_message_id = ? WHERE id = ?", (message_id, game_id))

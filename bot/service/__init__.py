@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 
 from bot.service.contracts import (
+    ABANDONED,
     CLOSED,
     CLOSED_KEPT,
     REDRAW_KEPT,
@@ -232,6 +233,7 @@ class TableService:
 
 
 __all__ = [
+    "ABANDONED",
     "CLOSED",
     "REMATCH_WINDOW",
     "Outcome",

@@ -19,6 +19,8 @@ RETRY_FIRST, RETRY_MAX = 1.0, 30.0  # seconds before a table whose write failed 
 CLOSED = (TableStatus.CANCELLED, TableStatus.BROKEN)  # ended without a result: no move, no rating
 REMATCH_WINDOW = 60.0  # seconds the other players have to confirm a rematch with Join
 TICK = 10  # seconds between two redraws of the time left while the table waits
+STALL_BOUTS = 40  # bouts a game nobody plays may go with no card discarded and nobody out (docs/rules.md §9)
+ABANDONED = "abandoned"  # the reason a game that only bots played was stopped
 
 
 def warning_before(move_timer: int) -> int:

@@ -7,9 +7,8 @@ import logging
 from contextlib import nullcontext
 
 from bot.service.contracts import (
+    ABANDONED,
     CLOSED,
-    RETRY_FIRST,
-    RETRY_MAX,
     Outcome,
     Refusal,
     checkpoints,
@@ -150,9 +149,12 @@ class Playing(TableState):
         assert self.game_row is not None
         deadline = self._deadline(candidate)
         storage = self.env.storage
-        # A move that ends the game is written with its result in one transaction; any other shares a group
-        # commit with the moves of other tables (storage.db.Database.write).
-        together = storage.db.transaction() if candidate.result is not None else nullcontext()
+        rated = self.rated and not self.nobody_plays(candidate)  # docs/rules.md §10
+        # A move that ends the game is written with its result in one transaction, and so is one after which
+        # nobody plays any more with the game unrated; any other shares a group commit with the moves of other
+        # tables (storage.db.Database.write).
+        alone = candidate.result is None and rated == self.rated
+        together = nullcontext() if alone else storage.db.transaction()
         try:
             async with together:
                 await storage.games.record(
@@ -164,8 +166,10 @@ class Playing(TableState):
                     candidate.version,
                     deadline=deadline,
                 )
+                if rated != self.rated:
+                    await storage.games.set_unrated(self.game_row.id)
                 if candidate.result is not None:
-                    await self._finish(candidate)
+                    await self._finish(candidate, rated)
         except StaleGame:  # the database says the table left play (another process cancelled it)
             await self._reload()
             return Outcome.refused(Refusal.CANCELLED)
@@ -174,14 +178,18 @@ class Playing(TableState):
             self._retry_later(action_str(action), exc)
             return Outcome.refused(Refusal.SAVE_FAILED)
         self.failures = 0
-        self.game, self.deadline = candidate, deadline
+        self.game, self.deadline, self.rated = candidate, deadline, rated
         self.recent.extend(e for e in applied.events if e.kind not in QUIET)
         if candidate.result is not None:
             await self._reload()
+        elif self.nobody_plays(candidate) and self._stalled(candidate):
+            log.info("table %s: only bots play and the game is getting nowhere: stopped", self.id)
+            await self._close(TableStatus.CANCELLED, ABANDONED)
+            return Outcome(True, table_id=self.id)
         self._after_change()
         return Outcome(True, table_id=self.id)
 
-    async def _finish(self, game: Game) -> None:
+    async def _finish(self, game: Game, rated: bool) -> None:
         assert game.result is not None and self.game_row is not None
         record = result_from_engine(
             self.game_row.id,
@@ -189,7 +197,7 @@ class Playing(TableState):
             self.row.seats,
             game.result,
             self.row.options,
-            rated=self.rated,
+            rated=rated,
             started_at=self.game_row.started_at,
             finished_at=self.env.clock(),
         )
@@ -200,22 +208,6 @@ class Playing(TableState):
             for p in stored.players
             if p.rating_before is not None and p.rating_after is not None
         }
-
-    def _retry_later(self, action: str, exc: BaseException) -> None:
-        """A write failed: the table's timer (if it has run out) and a bot's turn come again after a pause
-        that grows with every failure in a row, so a table never stalls until a restart."""
-        assert self.game is not None
-        self.failures += 1
-        delay = min(RETRY_MAX, RETRY_FIRST * 2 ** (self.failures - 1))
-        log.warning("table %s: saving %r failed (%s); trying again in %.0f s", self.id, action, exc, delay)
-        now, version = self.env.clock(), self.game.version
-        if self.deadline is not None and self.deadline < now + delay:
-            self.env.scheduler.deadline(self.id, version, now + delay)
-        if any(self.is_bot_seat(s) for s in self.game.to_act()):
-            self.env.scheduler.bot_turn(self.id, version, delay)
-
-    def _deadline(self, game: Game) -> float | None:
-        return None if game.over else self.env.clock() + self.row.options.move_timer
 
     def _after_change(self) -> None:
         """The game moved (or came back after a restart): timers, bot turns and redraws follow it."""
@@ -231,10 +223,12 @@ class Playing(TableState):
         else:
             env.scheduler.deadline(self.id, game.version, self.deadline)
             thinking = [env.thinker.budget(self.bot_level(s)) for s in game.to_act() if self.is_bot_seat(s)]
+            # Moves are paced for the people at the table; a game nobody plays is played out at once.
+            pause = 0.0 if self.nobody_plays(game) else env.bot_delay
             if game.decided():
-                env.scheduler.bot_turn(self.id, game.version, env.bot_delay)  # the last card is seen first
+                env.scheduler.bot_turn(self.id, game.version, pause)  # the last card is seen first
             elif thinking:
                 # The pause before a bot's move includes its thinking time, so play keeps one pace.
-                env.scheduler.bot_turn(self.id, game.version, max(0.0, env.bot_delay - max(thinking)))
+                env.scheduler.bot_turn(self.id, game.version, max(0.0, pause - max(thinking)))
         env.redraw.table(self.id)
         env.redraw.hands(self.id)

@@ -7,13 +7,16 @@ around every read that decides a write, and call these steps inside it.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
 from dataclasses import dataclass
 
-from bot.service.contracts import RECENT, Env
+from bot.service.contracts import RECENT, RETRY_FIRST, RETRY_MAX, STALL_BOUTS, Env
 from engine import Event, Game, Result
 from engine.options import BotLevel
 from storage.records import GameRow, TableRow, TableStatus
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -54,6 +57,11 @@ class TableState:
         self.failures = 0  # database writes that failed in a row (the retry backs off)
         self.links: list[int] = []  # group messages showing the deep link (edited once it is used)
         self.screens: dict[int, Screen] = {}  # seat -> its player's hand message
+        self._progress: tuple[int, int, int] = (
+            -1,
+            -1,
+            0,
+        )  # discard, seats out, and the bout they were last seen at
         self.lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ what the table says of itself
@@ -83,6 +91,22 @@ class TableState:
         at = self.row.seats[seat]
         return BotLevel(at.bot_level) if at.user_id is None and at.bot_level else BotLevel.NORMAL
 
+    def nobody_plays(self, game: Game) -> bool:
+        """No seat of ``game`` is played by a person: everybody left or missed their moves, or only bots sat
+        down (docs/rules.md §9)."""
+        seats = self.row.seats
+        return all(seats[s].user_id is None or game.is_auto(s) for s in range(game.players))
+
+    def _stalled(self, game: Game) -> bool:
+        """A game nobody plays has gone STALL_BOUTS bouts with no card discarded and nobody out: bots can pass
+        the same cards round a table for ever, and nobody is there to see it."""
+        discard, out, since = self._progress
+        now_out = sum(1 for bout in game.out if bout >= 0)
+        if (game.discard, now_out) != (discard, out):
+            self._progress = (game.discard, now_out, game.bout)
+            return False
+        return game.bout - since >= STALL_BOUTS
+
     def screen(self, seat: int) -> Screen:
         return self.screens.setdefault(seat, Screen())
 
@@ -109,6 +133,22 @@ class TableState:
     def _stop_timers(self) -> None:
         self.env.scheduler.deadline(self.row.id, -1, None)
         self.env.scheduler.tick(self.row.id, -1, None)
+
+    def _retry_later(self, action: str, exc: BaseException) -> None:
+        """A write failed: the table's timer (if it has run out) and a bot's turn come again after a pause
+        that grows with every failure in a row, so a table never stalls until a restart."""
+        assert self.game is not None
+        self.failures += 1
+        delay = min(RETRY_MAX, RETRY_FIRST * 2 ** (self.failures - 1))
+        log.warning("table %s: saving %r failed (%s); trying again in %.0f s", self.id, action, exc, delay)
+        now, version = self.env.clock(), self.game.version
+        if self.deadline is not None and self.deadline < now + delay:
+            self.env.scheduler.deadline(self.id, version, now + delay)
+        if any(self.is_bot_seat(s) for s in self.game.to_act()):
+            self.env.scheduler.bot_turn(self.id, version, delay)
+
+    def _deadline(self, game: Game) -> float | None:
+        return None if game.over else self.env.clock() + self.row.options.move_timer
 
     # ------------------------------------------------------------------ messages
 

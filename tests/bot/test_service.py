@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import Refusal, TableService
+from bot.service import ABANDONED, Refusal, TableService, state
 from bot.thinking import Thinker
 from engine import Options, cards, parse_cards, parse_move
 from engine.ai import HeuristicPlayer
@@ -292,3 +292,38 @@ async def test_a_rematch_confirmed_as_its_time_runs_out_keeps_the_confirmer_and_
     assert [s.user_id for s in new.row.seats] == [1, 2] and not new.pending
     stored = await world.storage.tables.get(new.id)
     assert stored == new.row
+
+
+async def test_once_nobody_plays_the_bots_play_it_out_at_once_and_it_is_not_rated(world: World) -> None:
+    """docs/rules.md §9, §10: the last person to leave leaves a game of bots, played without pauses."""
+    tid = await dealt(world)
+    live = world.service.live[tid]
+    assert (await world.service.leave(tid, 1)).ok
+    assert live.rated  # Bob still plays
+    assert (await world.service.leave(tid, 2)).ok
+    row = await world.storage.games.current(tid)
+    assert not live.rated and row is not None and not row.rated
+    while live.game is not None and not live.game.over:
+        table_id, version, delay = world.scheduled.bot_turns[-1]
+        assert (table_id, version, delay) == (tid, live.game.version, 0.0)
+        await world.service.bot_turn(tid, version)
+    assert live.result is not None and not live.ratings  # nobody's rating moved
+
+
+async def test_a_game_only_bots_play_that_gets_nowhere_is_stopped_and_everybody_told(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(state, "STALL_BOUTS", 3)
+    tid = await dealt(world, players=3)
+    live = world.service.live[tid]
+    for user in (1, 2, 3):
+        assert (await world.service.leave(tid, user)).ok
+    bouts = 0
+    while live.row.status is TableStatus.PLAYING:  # every seat's time runs out: defenders take, nothing goes
+        assert live.game is not None and not live.game.over and live.game.discard == 0
+        bouts = live.game.bout
+        await world.service.timeout(tid, live.game.version)
+    assert live.row.status is TableStatus.CANCELLED and live.row.broken_reason == ABANDONED
+    assert live.game is not None and live.game.bout == bouts + 1 >= 3 and not live.game.over
+    assert ("hands", tid) in world.marked.marks and world.scheduled.deadlines[tid][1] is None
+    assert await world.storage.results.stats(1, GROUP) == []
