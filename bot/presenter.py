@@ -1,5 +1,5 @@
 """Between the table service and the outbox: which messages a change touches, and what each shows now
-(drawn by the pure functions of bot.render and bot.lobby, in the chat's or the user's language)."""
+(drawn by the pure functions of bot.render.group and bot.render.lobby, in the chat's or the user's language)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import LobbyPress, encode
 from bot.delivery import Draft
-from bot.hand import Clock, hand_closed, hand_over, hand_text
 from bot.i18n import Text, language_for, texts
-from bot.keyboard import hand_keyboard
-from bot.lobby import lobby_keyboard, lobby_text
 from bot.outbox import Key, Outbox
-from bot.render import cut, event_line, result_text, seat_names, table_text
+from bot.render.group import cut, event_line, result_text, seat_names, table_text
+from bot.render.hand import Clock, hand_closed, hand_over, hand_text
+from bot.render.keyboard import hand_keyboard
+from bot.render.lobby import lobby_keyboard, lobby_text
 from bot.service import ABANDONED, CLOSED, REMATCH_WINDOW, Redraw, Table, warning_before
 from engine.fairness import commitment
 from engine.views import view

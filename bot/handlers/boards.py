@@ -7,7 +7,7 @@ from telegram import InlineKeyboardMarkup, Update
 from bot.callbacks import BoardPress, BoardScope
 from bot.deps import Deps
 from bot.handlers.common import Context, as_user, asked, deps, pressed, reply, show, text_for_chat
-from bot.standings import MIN_GAMES, PAGE, board_keyboard, board_text, stats_text
+from bot.render.standings import MIN_GAMES, PAGE, board_keyboard, board_text, stats_text
 from engine.options import GameType
 from storage import GLOBAL
 

@@ -8,7 +8,7 @@ from bot.callbacks import LobbyPress
 from bot.deps import Deps
 from bot.handlers.common import Context, alert, answer, asked, is_admin, pressed, reply, thread_of
 from bot.i18n import Text
-from bot.lobby import option_label
+from bot.render.lobby import option_label
 from bot.service import Outcome, Refusal, Table
 from engine import Options
 from engine.options import CHOICES

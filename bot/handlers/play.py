@@ -6,8 +6,8 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.callbacks import BackPress, DiscardPress, HandPress, MovePress, PickPress
-from bot.hand import discard_text
 from bot.handlers.common import Context, answer, pressed
+from bot.render.hand import discard_text
 from bot.service import Outcome, Refusal
 from engine.views import view
 

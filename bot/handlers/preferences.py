@@ -9,7 +9,7 @@ from bot.callbacks import SettingsPress
 from bot.deps import Deps
 from bot.handlers.common import Context, asked, is_admin, pressed, reply, show
 from bot.i18n import LANGUAGES
-from bot.settings_menu import group_menu, language_menu
+from bot.render.settings_menu import group_menu, language_menu
 from engine import Options
 from engine.options import CHOICES, cycle
 from storage.records import User

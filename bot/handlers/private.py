@@ -10,7 +10,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from bot.deps import Deps, settings_of
 from bot.handlers.common import Context, alert, deps, reply, text_for_chat, user_of
 from bot.i18n import Text
-from bot.render import short
+from bot.render.group import short
 from bot.service import Refusal
 from storage.records import LIVE, User
 

@@ -634,7 +634,7 @@ LOCAL = {
 
 @pytest.mark.parametrize("language", ["en", "ru", "uk"])
 async def test_group_life_in_every_language(harness: Harness, language: str) -> None:
-    from bot.settings_menu import LANGUAGE_NAMES
+    from bot.render.settings_menu import LANGUAGE_NAMES
 
     sealed, hand, over, rematch, top, stats, replay = LOCAL[language]
     fake = harness.fake

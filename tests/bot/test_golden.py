@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from telegram import InlineKeyboardMarkup
 
-from bot.hand import Clock, hand_over, hand_text
 from bot.i18n import LANGUAGES, texts
-from bot.keyboard import hand_keyboard
-from bot.lobby import lobby_keyboard, lobby_text
-from bot.render import event_line, result_text, seat_names, table_text
-from bot.standings import board_text, stats_text
+from bot.render.group import event_line, result_text, seat_names, table_text
+from bot.render.hand import Clock, hand_over, hand_text
+from bot.render.keyboard import hand_keyboard
+from bot.render.lobby import lobby_keyboard, lobby_text
+from bot.render.standings import board_text, stats_text
 from engine import Game, Options, Variant
 from engine.events import QUIET, Event
 from engine.views import view

@@ -10,11 +10,11 @@ import re
 import pytest
 
 from bot.callbacks import BackPress, DiscardPress, MovePress, PickPress, decode
-from bot.faces import face
-from bot.hand import choice_key, choices, discard_text, hand_text
 from bot.i18n import LANGUAGES, texts
-from bot.keyboard import hand_keyboard, lead_groups
-from bot.render import name_of
+from bot.render.faces import face
+from bot.render.group import name_of
+from bot.render.hand import choice_key, choices, discard_text, hand_text
+from bot.render.keyboard import hand_keyboard, lead_groups
 from engine import Game, Options, Variant
 from engine.moves import Kind, cards, kind
 from engine.views import View, view
@@ -228,7 +228,7 @@ async def test_every_lobby_press_is_answered_at_once_and_the_options_keep_join_a
 
 
 def test_bots_have_names_in_the_readers_language() -> None:
-    from bot.render import seat_names
+    from bot.render.group import seat_names
 
     seats = ["Ann", "🤖 2", "🤖 3"]
     assert seat_names(seats, [False, True, True], texts("en")) == ["Ann", "🤖 Nick", "🤖 Olga"]

@@ -8,10 +8,10 @@ import random
 import pytest
 
 from bot.callbacks import BackPress, DiscardPress, HandPress, MovePress, PickPress, decode
-from bot.hand import hand_text
 from bot.i18n import LANGUAGES, texts
-from bot.keyboard import hand_keyboard
-from bot.render import MAX_TEXT, event_line, result_text, shown_length, table_text
+from bot.render.group import MAX_TEXT, event_line, result_text, shown_length, table_text
+from bot.render.hand import hand_text
+from bot.render.keyboard import hand_keyboard
 from engine import Game, Options, Variant
 from engine.cards import card_str, cards_of
 from engine.moves import Kind, kind
@@ -155,7 +155,7 @@ def test_result_messages(language: str, durak: str, draw: str, pogony: str) -> N
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_leaderboards_and_stats_render_in_every_language(language: str) -> None:
-    from bot.standings import board_keyboard, board_text, stats_text
+    from bot.render.standings import board_keyboard, board_text, stats_text
     from storage.records import Leader
 
     t = texts(language)
@@ -182,8 +182,8 @@ def test_leaderboards_and_stats_render_in_every_language(language: str) -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_replay_lines_tell_every_move_and_draw(language: str) -> None:
-    from bot.render import chunks
-    from bot.replay import replay_lines
+    from bot.render.group import chunks
+    from bot.render.replay import replay_lines
 
     t = texts(language)
     g = position(["7s 9d", "8s Qc"], talon="Kd Ah")

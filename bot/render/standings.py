@@ -8,7 +8,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import GAME_TYPES, BoardPress, BoardScope, encode
 from bot.i18n import Text
-from bot.render import rating, short
+from bot.render.group import rating, short
 from engine.options import GameType
 from storage.records import Leader, PlayerStats
 

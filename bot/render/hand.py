@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.faces import card_list, face, hand_line, pairs, suit_face, suit_groups, team_mark
 from bot.i18n import Text
-from bot.render import NAME_LENGTH, fit, name_of, rating_change, short
+from bot.render.faces import card_list, face, hand_line, pairs, suit_face, suit_groups, team_mark
+from bot.render.group import NAME_LENGTH, fit, name_of, rating_change, short
 from engine.cards import RANKS, rank, suit
 from engine.events import Event, EventKind
 from engine.moves import Kind, kind

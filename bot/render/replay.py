@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.i18n import Text
-from bot.render import event_line, name_of
+from bot.render.group import event_line, name_of
 from engine.actions import act
 from engine.events import EventKind
 from engine.game import Game

@@ -6,8 +6,8 @@ from __future__ import annotations
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import BackPress, DiscardPress, HandPress, MovePress, PickPress, encode
-from bot.faces import by_suit, card_list, face
 from bot.i18n import Text
+from bot.render.faces import by_suit, card_list, face
 from engine.cards import rank, suit
 from engine.moves import Kind, Move, cards, kind
 from engine.views import View

@@ -2,7 +2,7 @@
 
 Nothing here talks to Telegram or reads the game: the group's message is drawn from the public view, a
 player's hand message from that seat's view, so a hand can never reach the group by mistake. (A replay, which
-must replay the game's log, is told by ``bot.replay``.)
+must replay the game's log, is told by ``bot.render.replay``.)
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import html
 import re
 from collections.abc import Mapping, Sequence
 
-from bot.faces import card_list, face, pairs, team_mark
 from bot.i18n import Text
+from bot.render.faces import card_list, face, pairs, team_mark
 from engine.cards import parse_cards
 from engine.events import QUIET, Event, EventKind
 from engine.fairness import commitment as seal

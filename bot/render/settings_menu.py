@@ -7,7 +7,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import SettingsPress, SettingsScope, encode
 from bot.i18n import LANGUAGES, Text
-from bot.lobby import option_label, summary
+from bot.render.lobby import option_label, summary
 from engine import Options, Variant
 from engine.options import CHOICES, TRANSFER_ONLY
 

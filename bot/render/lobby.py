@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import LobbyAction, LobbyPress, encode
-from bot.faces import TEAM_MARKS
 from bot.i18n import Text
-from bot.render import short
+from bot.render.faces import TEAM_MARKS
+from bot.render.group import short
 from engine.compiled_rules import team_of
 from engine.options import CHOICES, TRANSFER_ONLY, Options, Variant
 
