@@ -6,11 +6,14 @@ process's tables firing in the survivor, and no group ever sent more than Telegr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import signal
 import socket
 import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
@@ -67,6 +70,38 @@ async def listening(port: int) -> bool:
     return True
 
 
+@dataclass
+class Cluster:
+    fake: FakeTelegram
+    bots: list[asyncio.subprocess.Process]
+    logs: list[Path]
+
+
+@contextlib.asynccontextmanager
+async def two_processes(tmp_path: Path, postgres_url: str) -> AsyncIterator[Cluster]:
+    """Two bot processes on one database, behind the fake's load balancer, stopped with SIGTERM after."""
+    fake = FakeTelegram()
+    runner, api_port = await fake.serve()
+    ports = [_free_port(), _free_port()]
+    logs = [tmp_path / f"bot{i}.log" for i in range(2)]
+    bots = [await bot_process(api_port, postgres_url, p, log) for p, log in zip(ports, logs, strict=True)]
+    try:
+        for port in ports:
+            for _ in range(600):
+                if await listening(port):
+                    break
+                await asyncio.sleep(0.1)
+        fake.balance = [f"http://127.0.0.1:{p}/durak" for p in ports]
+        await fake.wait_for(lambda: fake.webhook, timeout=30, what="the webhook set")
+        yield Cluster(fake, bots, logs)
+    finally:
+        for bot in bots:
+            if bot.returncode is None:
+                bot.send_signal(signal.SIGTERM)
+                await asyncio.wait_for(bot.wait(), 30)
+        await runner.cleanup()
+
+
 async def press_some(fake: FakeTelegram, users: list[int], rng: random.Random) -> bool:
     """One of ``users`` presses a move button of their hand; False if nobody has one. An answer that never
     comes (the press went to the process being killed) is not waited for long: the player presses again."""
@@ -95,20 +130,8 @@ def finished(fake: FakeTelegram, group: int) -> bool:
 async def test_two_processes_share_the_tables_and_one_killed_stops_no_game(
     tmp_path: Path, postgres_url: str
 ) -> None:
-    fake = FakeTelegram()
-    runner, api_port = await fake.serve()
-    ports = [_free_port(), _free_port()]
-    bots = [
-        await bot_process(api_port, postgres_url, p, tmp_path / f"bot{i}.log") for i, p in enumerate(ports)
-    ]
-    try:
-        for port in ports:
-            for _ in range(600):
-                if await listening(port):
-                    break
-                await asyncio.sleep(0.1)
-        fake.balance = [f"http://127.0.0.1:{p}/durak" for p in ports]
-        await fake.wait_for(lambda: fake.webhook, timeout=30, what="the webhook set")
+    async with two_processes(tmp_path, postgres_url) as cluster:
+        fake, bots = cluster.fake, cluster.bots
 
         # Four groups, two players each; every update reaches either process, in turn.
         players = {g: [2 * i + 1, 2 * i + 2] for i, g in enumerate(GROUPS)}
@@ -203,12 +226,6 @@ async def test_two_processes_share_the_tables_and_one_killed_stops_no_game(
             times = sorted(s.at for s in fake.sent if s.chat_id == group and s.ok)
             worst = max((sum(1 for t in times if a <= t < a + window) for a in times), default=0)
             assert worst <= 20, (group, worst)
-    finally:
-        for bot in bots:
-            if bot.returncode is None:
-                bot.send_signal(signal.SIGTERM)
-                await asyncio.wait_for(bot.wait(), 30)
-        await runner.cleanup()
 
 
 async def _tables(store: Storage, chat: int) -> list[int]:
@@ -222,19 +239,8 @@ async def test_a_group_that_becomes_a_supergroup_stays_with_the_process_playing_
     """The group's lease moves with it to the new id: the other process forwards the supergroup's updates to
     the one playing its table instead of claiming the new id and restoring a second copy of the game."""
     old, new = -201, -1000000000201
-    fake = FakeTelegram()
-    runner, api_port = await fake.serve()
-    ports = [_free_port(), _free_port()]
-    logs = [tmp_path / f"bot{i}.log" for i in range(2)]
-    bots = [await bot_process(api_port, postgres_url, p, log) for p, log in zip(ports, logs, strict=True)]
-    try:
-        for port in ports:
-            for _ in range(600):
-                if await listening(port):
-                    break
-                await asyncio.sleep(0.1)
-        fake.balance = [f"http://127.0.0.1:{p}/durak" for p in ports]
-        await fake.wait_for(lambda: fake.webhook, timeout=30, what="the webhook set")
+    async with two_processes(tmp_path, postgres_url) as cluster:
+        fake, logs = cluster.fake, cluster.logs
         fake.add_group(old, "Friends")
         users = [1, 2]
         for user in users:
@@ -280,12 +286,6 @@ async def test_a_group_that_becomes_a_supergroup_stays_with_the_process_playing_
             assert await store.games.replay(row) == loads(row.snapshot)
         finally:
             await store.close()
-    finally:
-        for bot in bots:
-            if bot.returncode is None:
-                bot.send_signal(signal.SIGTERM)
-                await asyncio.wait_for(bot.wait(), 30)
-        await runner.cleanup()
     lines = [line for log in logs for line in log.read_text().splitlines()]
     restored = [line for line in lines if f"took chat {new} over" in line and "over: 0 tables" not in line]
     assert not restored, restored  # nobody restored a second copy of the table being played
