@@ -12,7 +12,7 @@ import random
 import signal
 import socket
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -207,18 +207,7 @@ async def test_two_processes_share_the_tables_and_one_killed_stops_no_game(
         assert timed_out(), "the killed process's table never timed out in the survivor"
         assert all(finished(fake, g) for g in GROUPS), [g for g in GROUPS if not finished(fake, g)]
 
-        # Every game: its log runs 1, 2, 3 … with nothing lost or doubled, and replays to the stored game.
-        store = await Storage.open(postgres_url)
-        try:
-            for group in GROUPS:
-                table = next(t for t in await _tables(store, group))
-                row = await store.games.current(table)
-                assert row is not None and row.finished_at is not None
-                log = await store.games.log(row.id)
-                assert [a.seq for a in log] == list(range(1, len(log) + 1))
-                assert await store.games.replay(row) == loads(row.snapshot)
-        finally:
-            await store.close()
+        await every_game_whole(postgres_url, GROUPS)
 
         # No group ever got more than 20 messages within Telegram's minute (scaled), from either process.
         window = 60 * RATE_SCALE
@@ -226,6 +215,22 @@ async def test_two_processes_share_the_tables_and_one_killed_stops_no_game(
             times = sorted(s.at for s in fake.sent if s.chat_id == group and s.ok)
             worst = max((sum(1 for t in times if a <= t < a + window) for a in times), default=0)
             assert worst <= 20, (group, worst)
+
+
+async def every_game_whole(postgres_url: str, groups: Sequence[int]) -> None:
+    """Each group's game finished, its log runs 1, 2, 3 … with nothing lost or doubled, and it replays to the
+    stored game."""
+    store = await Storage.open(postgres_url)
+    try:
+        for group in groups:
+            (table,) = await _tables(store, group)
+            row = await store.games.current(table)
+            assert row is not None and row.finished_at is not None
+            log = await store.games.log(row.id)
+            assert [a.seq for a in log] == list(range(1, len(log) + 1))
+            assert await store.games.replay(row) == loads(row.snapshot)
+    finally:
+        await store.close()
 
 
 async def _tables(store: Storage, chat: int) -> list[int]:
@@ -276,16 +281,7 @@ async def test_a_group_that_becomes_a_supergroup_stays_with_the_process_playing_
         with psycopg.connect(postgres_url) as conn:
             leases = {int(c): str(o) for c, o in conn.execute("SELECT chat_id, owner FROM chat_owners")}
         assert leases.get(new) == owner and old not in leases, (owner, leases)
-        store = await Storage.open(postgres_url)
-        try:
-            (played,) = await _tables(store, new)
-            row = await store.games.current(played)
-            assert row is not None and row.finished_at is not None
-            log = await store.games.log(row.id)
-            assert [a.seq for a in log] == list(range(1, len(log) + 1))
-            assert await store.games.replay(row) == loads(row.snapshot)
-        finally:
-            await store.close()
+        await every_game_whole(postgres_url, [new])
     lines = [line for log in logs for line in log.read_text().splitlines()]
     restored = [line for line in lines if f"took chat {new} over" in line and "over: 0 tables" not in line]
     assert not restored, restored  # nobody restored a second copy of the table being played
