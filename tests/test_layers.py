@@ -76,3 +76,35 @@ def test_only_the_engine_takes_cards_apart() -> None:
                 ):
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not found, found
+
+
+MUTATORS = {"append", "extend", "insert", "clear", "pop", "remove", "add", "discard", "update", "setdefault"}
+
+
+def test_handlers_change_tables_only_through_the_service() -> None:
+    """A handler turns an update into a command on the table service: it never assigns to an attribute of
+    anything, to an item of one, nor changes one in place (``table.links.append``), so every change to a
+    table is made by a command, under that table's lock."""
+    found = []
+    for path in (ROOT / "bot" / "handlers").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in MUTATORS
+                and isinstance(node.func.value, ast.Attribute)
+            ):
+                targets = [node.func.value]
+            else:
+                continue
+            if any(
+                isinstance(t, ast.Attribute)
+                or (isinstance(t, ast.Subscript) and isinstance(t.value, ast.Attribute))
+                for t in targets
+            ):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, found
