@@ -48,7 +48,7 @@ class Presenter(Redraw):
     def _live(self, table_id: int) -> Table | None:
         return self.tables.get(table_id)
 
-    def table(self, table_id: int) -> None:
+    def table_message(self, table_id: int) -> None:
         live = self._live(table_id)
         if live:
             self.outbox.mark(live.row.chat_id, ("table", table_id, -1))
@@ -81,7 +81,7 @@ class Presenter(Redraw):
         live = self._live(table_id)
         if live is None or live.game is None:
             return
-        self.table(table_id)
+        self.table_message(table_id)
         for seat in live.game.to_act():
             user = live.row.seats[seat].user_id
             if user is not None:

@@ -230,5 +230,5 @@ class Playing(TableState):
             elif thinking:
                 # The pause before a bot's move includes its thinking time, so play keeps one pace.
                 env.scheduler.bot_turn(self.id, game.version, max(0.0, pause - max(thinking)))
-        env.redraw.table(self.id)
+        env.redraw.table_message(self.id)
         env.redraw.hands(self.id)

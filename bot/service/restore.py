@@ -21,13 +21,13 @@ async def restore(env: Env, live: dict[int, Table], chat_id: int | None) -> list
         if item.game is not None and table.game is None:
             broken.append((table.row, table.row.broken_reason or ""))
             env.redraw.broken(table.id)
-            env.redraw.table(table.id)
+            env.redraw.table_message(table.id)
             env.redraw.hands(table.id)
         elif table.game is not None:  # in play, or over with its result still to send
             async with table.lock:
                 table._after_change()
         else:
-            env.redraw.table(table.id)
+            env.redraw.table_message(table.id)
     return broken
 
 

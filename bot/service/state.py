@@ -127,7 +127,7 @@ class TableState:
         await self.env.storage.tables.set_status(self.row.id, status, reason)
         await self._reload()
         self._stop_timers()
-        self.env.redraw.table(self.row.id)
+        self.env.redraw.table_message(self.row.id)
         self.env.redraw.hands(self.row.id)
 
     def _stop_timers(self) -> None:

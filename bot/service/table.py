@@ -41,7 +41,7 @@ class Table(Playing):
             if refusal is not None:
                 return Outcome.refused(refusal)
             await self._reload()
-            self.env.redraw.table(self.id)
+            self.env.redraw.table_message(self.id)
             return Outcome(True, table_id=self.id, options=self.row.options)
 
     async def _seat(self, user_id: int | None) -> Refusal | None:
@@ -79,7 +79,7 @@ class Table(Playing):
             self.pending.discard(user_id)
             await self.env.storage.tables.remove_seat(self.id, seat)
             await self._reload()
-            self.env.redraw.table(self.id)
+            self.env.redraw.table_message(self.id)
             return Outcome(True, table_id=self.id)
 
     async def toggle_options(self, by: int, is_admin: bool) -> Outcome:
@@ -150,7 +150,7 @@ class Table(Playing):
         """The stored record changed under the table (its group moved to a new chat id): read it again."""
         async with self.lock:
             await self._reload()
-            self.env.redraw.table(self.id)
+            self.env.redraw.table_message(self.id)
 
     async def close(self, status: TableStatus, reason: str | None = None) -> None:
         """End a live table without a result (the bot left its group, say)."""
@@ -184,7 +184,7 @@ class Table(Playing):
                 if user_id is not None and user_id != by:
                     self.pending.add(user_id)
             await self._reload()
-            self.env.redraw.table(self.id)
+            self.env.redraw.table_message(self.id)
 
     async def expire_rematch(self) -> None:
         """The confirmation time is over: players who did not confirm by then leave their seats (one who
@@ -198,7 +198,7 @@ class Table(Playing):
                     await self.env.storage.tables.remove_seat(self.id, seat)
                     await self._reload()  # the seats after it move up
             self.pending.clear()
-            self.env.redraw.table(self.id)
+            self.env.redraw.table_message(self.id)
 
     def _rematch_loser(self) -> int | None:
         """The last durak's seat at this table, if they are still at it (None: lowest trump leads)."""

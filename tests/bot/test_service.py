@@ -46,7 +46,7 @@ class Scheduled:
 class Marked:
     marks: list[tuple[str, int]] = field(default_factory=list)
 
-    def table(self, table_id: int) -> None:
+    def table_message(self, table_id: int) -> None:
         self.marks.append(("table", table_id))
 
     def hands(self, table_id: int) -> None:
