@@ -89,6 +89,14 @@ class Rules:
         self.throwers_of: dict[int, tuple[int, ...]] = {}  # defender | seats_out << 3
         self.next_bouts: dict[int, Bout] = {}  # seat | after << 3 | seats_out << 4
 
+    def __eq__(self, other: object) -> bool:
+        """The same table shape compiles to equal rules: ``rules_for`` is a bounded cache, so a game loaded
+        after its shape was evicted holds another, equal, object."""
+        return isinstance(other, Rules) and self.players == other.players and self.options == other.options
+
+    def __hash__(self) -> int:
+        return hash((self.options, self.players))
+
     # ------------------------------------------------------------------ cached lookups
 
     def target(self, seat: int, seats_out: int) -> int:

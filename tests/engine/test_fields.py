@@ -97,3 +97,14 @@ def test_an_ai_world_has_every_field(game: Game) -> None:
         "throwers",
     ):
         assert getattr(world, name) == getattr(game, name), name
+
+
+def test_the_same_table_shape_compiles_to_equal_rules() -> None:
+    """``rules_for`` keeps a bounded number of table shapes: a game loaded after its shape left the cache holds
+    a new object, which must still equal the old one (a snapshot keeps every field)."""
+    from engine.compiled_rules import Rules, rules_for
+
+    game = Game.deal(Options(), 3, rng=random.Random(1))
+    fresh = Rules(game.rules.options, game.players)
+    assert fresh is not game.rules and fresh == game.rules and hash(fresh) == hash(game.rules)
+    assert fresh != rules_for(Options(), 2) and fresh != rules_for(Options(deck=52), 3)
