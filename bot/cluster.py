@@ -79,10 +79,17 @@ class Cluster:
         """Group -2, before everything: handle the update here if this process owns (or now claims) the chat
         it is about; otherwise forward it to the owner and stop."""
         chat = await self.home(update)
-        if chat is None or chat in self.owned:
-            return
-        owner = await self.claim(chat)
-        if owner == self.me:
+        for _ in range(3):
+            if chat is None or chat in self.owned:
+                return
+            owner = await self.claim(chat)
+            # A group that became a supergroup meanwhile has moved its tables and its lease to the new id.
+            moved, chat = chat, await self.home(update)
+            if chat == moved:
+                break
+        else:
+            return  # moved and moved again: handled here, where at worst it is told the table is gone
+        if owner == self.me or chat is None:
             return
         await self.storage.owners.forward(owner, chat, json.dumps(update.to_dict()))
         await self.db.notify(channel(owner), "")
