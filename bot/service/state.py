@@ -153,23 +153,30 @@ class TableState:
     # ------------------------------------------------------------------ messages
 
     async def message_sent(self, kind: str, seat: int, message_id: int) -> None:
-        """A table, hand or result message was sent anew: remember its id (a restart edits it)."""
+        """A table, hand or result message was sent anew: remember its id (a restart edits it). The id is
+        written first and taken into the table after, with the lock held only for that: a press never waits
+        behind this write, and a command that read the record before it is corrected by it."""
+        storage = self.env.storage
+        if kind == "table":
+            await storage.tables.set_message(self.id, message_id)
+        elif kind == "hand":
+            await storage.tables.set_hand_message(self.id, seat, message_id)
+        elif kind == "result" and self.game_row is not None:
+            await storage.games.set_result_message(self.game_row.id, message_id)
+        else:
+            return
         async with self.lock:
-            storage = self.env.storage
             if kind == "table":
-                await storage.tables.set_message(self.row.id, message_id)
                 self.row = self.row.model_copy(update={"message_id": message_id})
             elif kind == "hand":
-                await storage.tables.set_hand_message(self.row.id, seat, message_id)
                 seats = tuple(
                     s.model_copy(update={"hand_message_id": message_id}) if s.seat == seat else s
                     for s in self.row.seats
                 )
                 self.row = self.row.model_copy(update={"seats": seats})
-            elif kind == "result" and self.game_row is not None:
-                await storage.games.set_result_message(self.game_row.id, message_id)
+            elif self.game_row is not None:
                 self.game_row = self.game_row.model_copy(update={"result_message_id": message_id})
-                self.env.redraw.hands(self.row.id)  # each player's own end screen links to it
+                self.env.redraw.hands(self.id)  # each player's own end screen links to it
 
     def forget_screens(self) -> None:
         """The game is over or the table closed: no hand will sound again."""
