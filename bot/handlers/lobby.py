@@ -44,7 +44,7 @@ async def table_command(update: Update, context: Context) -> None:
         await reply(d, message, t("alert.no_table"))
         return
     command = message.text.split()[0].split("@")[0].lstrip("/") if message.text else ""
-    outcome = await _lobby_action(context, d, user, live.id, command)
+    outcome = await _lobby_action(context, user, live, command)
     if outcome is None:  # /join by a user the bot may not message yet
         await _show_link(d, message, t, live.id)
     elif not outcome.ok:
@@ -71,7 +71,7 @@ async def lobby_press(update: Update, context: Context) -> None:
     elif press.action == "set":
         outcome = await table.set_option(user.id, await _admin(context, table, user), press.option)
     else:
-        outcome = await _lobby_action(context, d, user, press.table_id, press.action)
+        outcome = await _lobby_action(context, user, table, press.action)
     if outcome is None:  # Join by a user the bot may not message yet: open the private chat first
         await query.answer(url=_link(d, press.table_id))
         return
@@ -89,24 +89,20 @@ async def _admin(context: Context, table: Table, user: User) -> bool:
     return user.id != table.row.creator_id and await is_admin(context, table.row.chat_id, user.id)
 
 
-async def _lobby_action(context: Context, d: Deps, user: User, table_id: int, action: str) -> Outcome | None:
+async def _lobby_action(context: Context, user: User, table: Table, action: str) -> Outcome | None:
     """Join, leave, deal, cancel or add a bot; None: a join by a user the bot may not message yet."""
-    service = d.service
     if action == "join":
-        return await service.join(table_id, user) if user.started else None
+        return await table.join(user) if user.started else None
     if action == "leave":
-        return await service.leave(table_id, user.id)
-    table = service.table(table_id)
-    if table is None:
-        return Outcome.refused(Refusal.NO_TABLE)
+        return await table.leave(user.id)
+    if action not in ("startgame", "start", "cancel", "bot"):
+        return Outcome.refused(Refusal.STALE)
     admin = await _admin(context, table, user)
-    if action in ("startgame", "start"):
-        return await service.start(table_id, user.id, admin)
     if action == "cancel":
-        return await service.cancel(table_id, user.id, admin)
+        return await table.cancel(user.id, admin)
     if action == "bot":
-        return await service.add_bot(table_id, user.id, admin)
-    return Outcome.refused(Refusal.STALE)
+        return await table.add_bot(user.id, admin)
+    return await table.start(user.id, admin)
 
 
 async def _show_link(d: Deps, message: Message, t: Text, table_id: int) -> None:

@@ -26,7 +26,7 @@ from bot.service.contracts import (
     warning_before,
 )
 from bot.service.restore import restore
-from bot.service.state import Screen
+from bot.service.state import Screen, store_message_id
 from bot.service.table import Table
 from bot.thinking import Thinker
 from engine import Options
@@ -152,10 +152,8 @@ class TableService:
         table = self.live.get(table_id)
         if table is not None:
             await table.message_sent(kind, seat, message_id)
-        elif kind == "table":
-            await self.storage.tables.set_message(table_id, message_id)
-        elif kind == "hand":
-            await self.storage.tables.set_hand_message(table_id, seat, message_id)
+        else:  # forgotten meanwhile: the database still learns it
+            await store_message_id(self.storage, kind, table_id, seat, message_id, None)
 
     async def chat_refused(self, chat_id: int) -> None:
         """Telegram refuses our messages to this chat: a user blocked the bot (recorded; nothing more goes to
@@ -192,10 +190,6 @@ class TableService:
     async def leave(self, table_id: int, user_id: int) -> Outcome:
         table = self.live.get(table_id)
         return await table.leave(user_id) if table else _GONE
-
-    async def add_bot(self, table_id: int, user_id: int, is_admin: bool) -> Outcome:
-        table = self.live.get(table_id)
-        return await table.add_bot(user_id, is_admin) if table else _GONE
 
     async def start(
         self, table_id: int, user_id: int, is_admin: bool, *, deck: list[int] | None = None

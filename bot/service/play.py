@@ -67,9 +67,7 @@ class Playing(TableState):
             if card is not None and (self.game is None or version != self.game.version):
                 return Outcome.refused(Refusal.STALE)
             self.screen(seat).selected = card
-            user = self.row.seats[seat].user_id
-            if user is not None:
-                self.env.redraw.hand(self.id, seat)
+            self.env.redraw.hand(self.id, seat)
         return Outcome(True, table_id=self.id)
 
     async def timeout(self, version: int) -> None:

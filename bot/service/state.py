@@ -14,9 +14,26 @@ from dataclasses import dataclass
 from bot.service.contracts import RECENT, RETRY_FIRST, RETRY_MAX, STALL_BOUTS, Env
 from engine import Event, Game, Result
 from engine.options import BotLevel
+from storage import Storage
 from storage.records import GameRow, TableRow, TableStatus
 
 log = logging.getLogger(__name__)
+
+
+async def store_message_id(
+    storage: Storage, kind: str, table_id: int, seat: int, message_id: int, game_id: int | None
+) -> bool:
+    """Write the id of a table, hand or result message sent anew (a restart edits it); False: nothing to
+    write (a result of no game)."""
+    if kind == "table":
+        await storage.tables.set_message(table_id, message_id)
+    elif kind == "hand":
+        await storage.tables.set_hand_message(table_id, seat, message_id)
+    elif kind == "result" and game_id is not None:
+        await storage.games.set_result_message(game_id, message_id)
+    else:
+        return False
+    return True
 
 
 @dataclass
@@ -25,9 +42,8 @@ class Screen:
     with the table."""
 
     selected: int | None = None  # a card picked to cover with, while the keyboard asks which attack card
-    shown: str | None = (
-        None  # what the hand showed last: "clock" (waits for them), "auto" (a bot plays), "idle"
-    )
+    # What the hand showed last: "clock" (the table waits for them), "auto" (a bot plays it) or "idle".
+    shown: str | None = None
     ringing: int | None = None  # the hand message to replace with a new one, which makes the phone sound
 
 
@@ -38,9 +54,8 @@ class TableState:
     def __init__(self, env: Env, row: TableRow, creator_name: str, chat_title: str) -> None:
         self.env = env
         self.row = row
-        self.names: list[
-            str
-        ] = []  # each seat's player; "" for an added bot (named in each reader's language)
+        # Each seat's player; "" for an added bot (the renderer names it in each reader's language).
+        self.names: list[str] = []
         self.creator_name = creator_name
         self.chat_title = chat_title
         self.game: Game | None = None
@@ -57,11 +72,8 @@ class TableState:
         self.failures = 0  # database writes that failed in a row (the retry backs off)
         self.links: list[int] = []  # group messages showing the deep link (edited once it is used)
         self.screens: dict[int, Screen] = {}  # seat -> its player's hand message
-        self._progress: tuple[int, int, int] = (
-            -1,
-            -1,
-            0,
-        )  # discard, seats out, and the bout they were last seen at
+        # A game nobody plays: the discard and the seats out as last seen, and the bout they were seen at.
+        self._progress: tuple[int, int, int] = (-1, -1, 0)
         self.lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ what the table says of itself
@@ -82,8 +94,11 @@ class TableState:
     def seat_of(self, user_id: int) -> int | None:
         return next((s.seat for s in self.row.seats if s.user_id == user_id), None)
 
-    def is_bot_seat(self, seat: int) -> bool:
-        return self.row.seats[seat].user_id is None or (self.game is not None and self.game.is_auto(seat))
+    def is_bot_seat(self, seat: int, game: Game | None = None) -> bool:
+        """A bot plays this seat (of ``game``, by default the table's): an added bot, or one holding a
+        player's seat."""
+        game = game or self.game
+        return self.row.seats[seat].user_id is None or (game is not None and game.is_auto(seat))
 
     def bot_level(self, seat: int) -> BotLevel:
         """An added bot plays at the level its seat records (the table's, set at the deal); a bot holding a
@@ -94,8 +109,7 @@ class TableState:
     def nobody_plays(self, game: Game) -> bool:
         """No seat of ``game`` is played by a person: everybody left or missed their moves, or only bots sat
         down (docs/rules.md §9)."""
-        seats = self.row.seats
-        return all(seats[s].user_id is None or game.is_auto(s) for s in range(game.players))
+        return all(self.is_bot_seat(s, game) for s in range(game.players))
 
     def _stalled(self, game: Game) -> bool:
         """A game nobody plays has gone STALL_BOUTS bouts with no card discarded and nobody out: bots can pass
@@ -156,14 +170,8 @@ class TableState:
         """A table, hand or result message was sent anew: remember its id (a restart edits it). The id is
         written first and taken into the table after, with the lock held only for that: a press never waits
         behind this write, and a command that read the record before it is corrected by it."""
-        storage = self.env.storage
-        if kind == "table":
-            await storage.tables.set_message(self.id, message_id)
-        elif kind == "hand":
-            await storage.tables.set_hand_message(self.id, seat, message_id)
-        elif kind == "result" and self.game_row is not None:
-            await storage.games.set_result_message(self.game_row.id, message_id)
-        else:
+        game_id = self.game_row.id if self.game_row is not None else None
+        if not await store_message_id(self.env.storage, kind, self.id, seat, message_id, game_id):
             return
         async with self.lock:
             if kind == "table":
