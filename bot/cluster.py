@@ -40,6 +40,7 @@ from storage.postgres import CHANGES, PostgresDatabase
 
 log = logging.getLogger(__name__)
 
+CHATS_KEPT = 100_000  # tables whose group is remembered (memory stays bounded; a forgotten one is read again)
 POLL = 1.0  # seconds between looks at forwarded updates when no NOTIFY came (one lost is found anyway)
 _GROUPS = (ChatType.GROUP, ChatType.SUPERGROUP)
 
@@ -69,6 +70,7 @@ class Cluster:
         self.db: PostgresDatabase = storage.db
         self.me = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self.owned: set[int] = set()
+        self._chat_of: dict[int, int] = {}  # table id -> its group, as last read
         self._claiming = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
         self._wake = asyncio.Event()
@@ -101,7 +103,7 @@ class Cluster:
             press = decode(update.callback_query.data)
             table_id = getattr(press, "table_id", None)
             if isinstance(table_id, int):
-                return await self.storage.tables.chat_of(table_id)  # read each time: a group can move
+                return await self._table_chat(table_id)
         chat = update.effective_chat
         if chat is not None and chat.type in _GROUPS:
             return chat.id
@@ -110,6 +112,18 @@ class Cluster:
             table = await self.storage.tables.by_token(message.text.split("join_", 1)[1].strip())
             return table.chat_id if table is not None else None
         return None
+
+    async def _table_chat(self, table_id: int) -> int | None:
+        """The group of a table: remembered while this process owns it, read again otherwise (before a claim
+        or a forward), since a group that becomes a supergroup takes its tables to a new id."""
+        chat = self._chat_of.get(table_id)
+        if chat is None or chat not in self.owned:
+            chat = await self.storage.tables.chat_of(table_id)
+            if len(self._chat_of) > CHATS_KEPT:
+                self._chat_of.clear()
+            if chat is not None:
+                self._chat_of[table_id] = chat
+        return chat
 
     # ------------------------------------------------------------------ owning chats
 
