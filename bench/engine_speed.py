@@ -4,10 +4,10 @@ the search's iterations per second.
     .venv/bin/python bench/engine_speed.py [--games 2000] [--repeats 5] [--decisions 8]
     .venv/bin/python bench/engine_speed.py --compare 6   # pure Python vs the compiled build, side by side
 
-Says whether the engine is compiled (bench/compile_engine.py) or pure Python. ``--compare`` needs the compiled
-build in place: it runs a pure copy of the engine's sources (in the system temp dir) and the compiled build in
-turn, in fresh processes, and prints each round's speed-up and their median, so that the machine's drift
-falls on both alike.
+Says whether the engine is compiled (what `pip install -e .` builds where a C compiler is present) or pure
+Python. ``--compare`` needs the compiled build: it runs the pure engine (``DURAK_ENGINE=pure``) and the compiled
+one in turn, in fresh processes, and prints each round's speed-ups and their medians, so that the machine's
+drift falls on both alike.
 
 Each figure is the best of ``--repeats`` runs (the machines are shared and noisy); one core, 36 cards.
 "Deal + playout" counts shuffling and dealing too; "playout" starts from dealt games, as AI search does.
@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -83,7 +82,14 @@ def main() -> None:
     if args.json:
         _, play = measure(Options(), 2, args.games, 1)
         iterations, seconds = search_speed(args.decisions)
-        print(json.dumps({"build": _build(), "playouts": play[0], "search": iterations / seconds}))
+        per_decision = iterations / seconds * 0.5
+        record = {
+            "build": _build(),
+            "playouts": play[0],
+            "iterations": per_decision,
+            "instant": instant_speed(),
+        }
+        print(json.dumps(record))
         return
     build = _build()
     print(
@@ -112,66 +118,69 @@ def main() -> None:
 
 
 def _build() -> str:
-    import engine.game
+    import engine
 
-    compiled = not engine.game.__file__ or engine.game.__file__.endswith(".so")
-    return "compiled (mypyc)" if compiled else "pure Python"
+    return "compiled" if engine.BUILD.compiled else "pure"
 
 
 def compare(rounds: int, games: int, decisions: int) -> None:
-    """Heads-up throw-in playouts/s and ISMCTS iterations/s, pure Python and compiled, in alternate fresh
-    processes; each round's ratio and the median ratio."""
-    root = Path(__file__).resolve().parent.parent
-    if not any(root.glob("engine/*.so")):
-        sys.exit("no compiled build: run bench/compile_engine.py first")
-    with tempfile.TemporaryDirectory() as tmp:
-        pure = Path(tmp)
-        shutil.copytree(
-            root / "engine", pure / "engine", ignore=shutil.ignore_patterns("*.so", "__pycache__")
-        )
-        (pure / "bench").mkdir()
-        shutil.copy(__file__, pure / "bench" / "engine_speed.py")
+    """Heads-up throw-in playouts/s, ISMCTS iterations per 0.5 s decision and the instant player's decisions/s,
+    pure Python (DURAK_ENGINE=pure) and compiled, in alternate fresh processes; each round's ratios and their
+    medians."""
+    import engine
 
-        def run(tree: Path) -> tuple[str, float, float]:
-            script = tree / "bench" / "engine_speed.py"
-            command = [
-                sys.executable,
-                str(script),
-                "--json",
-                "--games",
-                str(games),
-                "--decisions",
-                str(decisions),
-            ]
-            out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-            data = json.loads(out.splitlines()[-1])
-            return str(data["build"]), float(data["playouts"]), float(data["search"])
+    if not engine.BUILD.compiled:
+        sys.exit(f"no compiled build to compare with: {engine.BUILD}")
 
-        print(
-            f"{games} heads-up throw-in playouts and {decisions} ISMCTS decisions of 0.5 s per run, per build"
-        )
-        print(
-            f"{'round':<7}{'pure playouts/s':>16}{'compiled':>10}{'×':>6}{'pure ISMCTS it/s':>18}{'compiled':>10}{'×':>6}"
-        )
-        play_ratios, search_ratios = [], []
-        for r in range(rounds):
-            if r % 2:  # who goes first alternates
-                b = run(root)
-                a = run(pure)
-            else:
-                a = run(pure)
-                b = run(root)
-            assert a[0] == "pure Python" and b[0] == "compiled (mypyc)", (a, b)
-            play_ratios.append(b[1] / a[1])
-            search_ratios.append(b[2] / a[2])
-            print(
-                f"{r + 1:<7}{a[1]:>16,.0f}{b[1]:>10,.0f}{play_ratios[-1]:>6.2f}"
-                f"{a[2]:>18,.0f}{b[2]:>10,.0f}{search_ratios[-1]:>6.2f}"
-            )
-        print(
-            f"median speed-up: playouts {statistics.median(play_ratios):.2f}×, "
-            f"ISMCTS {statistics.median(search_ratios):.2f}×"
-        )
+    def run(pure: bool) -> dict[str, float]:
+        command = [sys.executable, __file__, "--json", "--games", str(games), "--decisions", str(decisions)]
+        env = {**os.environ, "DURAK_ENGINE": "pure" if pure else ""}
+        out = subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout
+        data = json.loads(out.splitlines()[-1])
+        assert data.pop("build") == ("pure" if pure else "compiled"), data
+        return {key: float(value) for key, value in data.items()}
+
+    print(f"{games} heads-up throw-in playouts and {decisions} decisions of 0.5 s per run, per build")
+    figures = {"playouts": "playouts/s", "iterations": "ISMCTS it/decision", "instant": "easy decisions/s"}
+    print(
+        f"{'round':<7}"
+        + "".join(f"{f'pure {name}':>26}{'compiled':>10}{'×':>6}" for name in figures.values())
+    )
+    ratios: dict[str, list[float]] = {key: [] for key in figures}
+    for r in range(rounds):
+        pure, fast = (run(True), run(False)) if r % 2 == 0 else reversed((run(False), run(True)))
+        line = f"{r + 1:<7}"
+        for key in figures:
+            ratios[key].append(fast[key] / pure[key])
+            line += f"{pure[key]:>26,.0f}{fast[key]:>10,.0f}{ratios[key][-1]:>6.2f}"
+        print(line)
+    print(
+        "median speed-up: "
+        + ", ".join(f"{figures[key]} {statistics.median(values):.2f}×" for key, values in ratios.items())
+    )
+
+
+def instant_speed(seconds: float = 2.0) -> float:
+    """Decisions per second of the instant rule-of-thumb player (*easy*, and every worker's fallback), over
+    the decisions of random heads-up games."""
+    from engine.ai.levels import player_for
+    from engine.options import BotLevel
+    from engine.views import view
+
+    rng = random.Random(11)
+    decided, spent = 0, 0.0
+    while spent < seconds:
+        game = Game.deal(Options(), 2, rng=rng)
+        players = [player_for(BotLevel.EASY, seed=seat) for seat in range(2)]
+        while game.result is None and spent < seconds:
+            seat = game.to_act()[0]
+            seat_view = view(game, seat)
+            start = time.process_time()
+            move = players[seat].choose(seat_view)
+            spent += time.process_time() - start
+            decided += 1
+            game.push(seat, move)
+    return decided / spent
 
 
 def search_speed(decisions: int) -> tuple[int, float]:

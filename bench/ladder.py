@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.tournament import Job, percentile, play
+from bench.tournament import Job, percentile, play, rule_flags, rules
 from engine import Options, Variant
 
 Game = tuple[int, int, float]  # (player, opponent, player's score)
@@ -102,6 +102,7 @@ def main() -> None:
     parser.add_argument("--load", type=Path, nargs="*", help="rate the games of these files, play none")
     parser.add_argument("--variant", choices=[v.value for v in Variant], default="throw_in")
     parser.add_argument("--budget", type=float, default=None, help="CPU seconds a move for 'search'")
+    rule_flags(parser)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--bootstrap", type=int, default=400)
     parser.add_argument("--anchor", help="the player rated 0 (default: the first name)")
@@ -126,7 +127,8 @@ def main() -> None:
                 for name, t in spent.items():
                     times[name].extend(t)
     else:
-        options = Options(variant=Variant(args.variant))
+        options = Options(variant=Variant(args.variant), **rules(args))
+        table = args.variant + ("/no-draw" if args.no_draw else "") + ("/six" if args.six else "")
         jobs = [
             Job(d, r, (names[a], names[b]), options, args.budget, args.seed)
             for a, b in pairs
@@ -138,7 +140,7 @@ def main() -> None:
                 first = seats.index(job.names[0])
                 score = 0.5 if not decisive else float(not lost[first])
                 games.append((index[job.names[0]], index[job.names[1]], score))
-                deals.append(f"{args.variant}/{args.seed}/{job.deal}")
+                deals.append(f"{table}/{args.seed}/{job.deal}")
                 for name, t in spent.items():
                     times[name].extend(t)
                 if args.save:

@@ -1,8 +1,10 @@
 """The computer players the benchmarks pit against each other, by name.
 
 random, greedy (lowest card), heuristic (a careful rule-based player), easy, normal, hard (the bot's
-levels), search (ISMCTS with ``budget`` seconds a move) and pimc (perfect-information Monte Carlo with a tenth
-of ``normal``'s time, or ``budget`` / 10 if given). Every budget is CPU time of the deciding thread, so a busy
+levels), search (ISMCTS with ``budget`` seconds a move), pimc (perfect-information Monte Carlo with a tenth
+of ``normal``'s time, or ``budget`` / 10 if given) and the outside anchor ismcts (bench/ismcts.py: the
+classic Cowling–Powley–Whitehouse search) at ``normal``'s time; ``ismcts-1.5s`` gives it hard's, and
+``ismcts-c1.0`` another exploration constant (both may be combined: ``ismcts-1.5s-c1.0``). Every budget is CPU time of the deciding thread, so a busy
 machine slows a benchmark down without changing its result.
 """
 
@@ -15,7 +17,7 @@ from engine.ai.levels import BUDGET, player_for
 from engine.ai.pimc import PimcPlayer
 from engine.options import BotLevel
 
-NAMES = ("random", "greedy", "heuristic", "easy", "normal", "hard", "search", "reader", "pimc")
+NAMES = ("random", "greedy", "heuristic", "easy", "normal", "hard", "search", "reader", "pimc", "ismcts")
 
 
 def make(name: str, seed: int, budget: float | None = None) -> Player:
@@ -31,6 +33,23 @@ def make(name: str, seed: int, budget: float | None = None) -> Player:
         return SearchPlayer(budget or 1.0, seed=seed, reads=True)
     if name == "pimc":
         return PimcPlayer((budget or BUDGET[BotLevel.NORMAL]) / 10, seed=seed)
+    if name == "ismcts" or name.startswith("ismcts-"):
+        return anchor(name, seed)
     if name in NAMES:
         return player_for(BotLevel(name), seed=seed)
     raise ValueError(f"unknown player {name!r}; one of {', '.join(NAMES)}")
+
+
+def anchor(name: str, seed: int) -> Player:
+    # Imported here, after the engine: engine/build.py must decide first whether compiled modules may run.
+    from bench.ismcts import EXPLORATION, IsmctsPlayer
+
+    budget, exploration = BUDGET[BotLevel.NORMAL], EXPLORATION
+    for part in name.split("-")[1:]:
+        if part.endswith("s"):
+            budget = float(part[:-1])
+        elif part.startswith("c"):
+            exploration = float(part[1:])
+        else:
+            raise ValueError(f"{name!r}: ismcts takes -<seconds>s and -c<exploration>, e.g. ismcts-1.5s-c0.7")
+    return IsmctsPlayer(budget, exploration=exploration, seed=seed)

@@ -99,6 +99,16 @@ def play(
     return seats, lost, not result.draw, dict(times)
 
 
+def rule_flags(parser: argparse.ArgumentParser) -> None:
+    """The options an outside engine may play differently (the anchor's published rules: --no-draw --six)."""
+    parser.add_argument("--no-draw", action="store_true", help="the last two going out together: no draw")
+    parser.add_argument("--six", action="store_true", help="the first bout takes six cards, not five")
+
+
+def rules(args: argparse.Namespace) -> dict[str, bool | None]:
+    return {"draw": not args.no_draw, "first_bout_five": False if args.six else None}
+
+
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     if n == 0:
         return (0.0, 1.0)
@@ -128,12 +138,13 @@ def main() -> None:
     parser.add_argument("--variant", choices=[v.value for v in Variant], default="throw_in")
     parser.add_argument("--deck", type=int, choices=(24, 36, 52), default=36)
     parser.add_argument("--teams", action="store_true")
+    rule_flags(parser)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (one core each)")
     args = parser.parse_args()
     n = args.players or len(args.names)
     names = tuple(args.names[s % len(args.names)] for s in range(n))
-    options = Options(variant=Variant(args.variant), deck=args.deck, teams=args.teams)
+    options = Options(variant=Variant(args.variant), deck=args.deck, teams=args.teams, **rules(args))
     options.check_players(n)
     # Every distinct seating once (A B A B has two: A first or B first).
     seatings = {tuple(names[(s + r) % n] for s in range(n)): r for r in range(n)}
@@ -164,7 +175,8 @@ def main() -> None:
             tallies[name].times.extend(spent)
     print(
         f"{len(games)} games ({args.deals} deals × {rotations} seatings), {n} players, {args.deck} cards, "
-        f"{args.variant}{', teams' if args.teams else ''}, search budget {args.budget or 1.0}s, "
+        f"{args.variant}{', teams' if args.teams else ''}{', no draw' if args.no_draw else ''}"
+        f"{', first bout six' if args.six else ''}, search budget {args.budget or 1.0}s, "
         f"{args.jobs} jobs, {time.perf_counter() - start:.0f}s"
     )
     print(

@@ -17,6 +17,7 @@ from telegram.error import InvalidToken, NetworkError
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults, TypeHandler
 from telegram.request import BaseRequest
 
+import engine
 from bot import handlers, logs
 from bot.cluster import Cluster
 from bot.deps import Deps, keep, keep_settings, settings_of, started
@@ -111,6 +112,9 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     )
     thinker = Thinker(settings.ai_workers, settings.ai_budget_scale)
     thinker.warm_up()
+    # A pure engine nobody asked for is a third of the players' strength: worth an operator's attention.
+    expected = engine.BUILD.compiled or engine.BUILD.asked
+    log.log(logging.INFO if expected else logging.WARNING, "computer players run on the %s", engine.BUILD)
     service = TableService(
         storage,
         JobScheduler(application.job_queue),
@@ -215,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"OK: settings valid ({mode}); the database {describe(settings.database)} opens, with {tables} tables to bring back"
         )
+        print(f"computer players run on the {engine.BUILD}")
         return 0
     application = build_application(settings)
     try:

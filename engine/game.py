@@ -127,6 +127,11 @@ class Result:
     def __hash__(self) -> int:
         return hash(self._key())
 
+    def __reduce__(self) -> tuple[type[Result], tuple[object, ...]]:
+        # Compiled, pickle would build one without its constructor's arguments; a view (and its result)
+        # crosses into the computer players' worker processes.
+        return Result, self._key()
+
     def __repr__(self) -> str:
         names = ("places", "durak", "losers", "draw", "drawn", "pogony", "losing_team", "bouts")
         return "Result(" + ", ".join(f"{n}={v!r}" for n, v in zip(names, self._key(), strict=True)) + ")"

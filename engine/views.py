@@ -4,7 +4,7 @@ AI players and the bot render from views, never from the game."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from engine.cards import cards_of, sort_hand
 from engine.game import Game, Result
@@ -20,6 +20,11 @@ class SeatInfo:
     place: int | None  # once out: its place (places of those out are final)
     auto: bool  # played by a bot after missed moves
     team: int
+
+    def __reduce__(self) -> tuple[type[SeatInfo], tuple[object, ...]]:
+        # Compiled, a frozen dataclass cannot be unpickled field by field (its __setattr__ refuses): a view
+        # crosses into the computer players' worker processes, so it is rebuilt through its constructor.
+        return SeatInfo, tuple(getattr(self, field.name) for field in fields(self))
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +53,10 @@ class View:
     opening: tuple[str, int | None]
     result: Result | None
     version: int
+
+    def __reduce__(self) -> tuple[type[View], tuple[object, ...]]:
+        # as SeatInfo's
+        return View, tuple(getattr(self, field.name) for field in fields(self))
 
     @property
     def players(self) -> int:

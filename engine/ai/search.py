@@ -41,12 +41,12 @@ SEAT_BITS: Final = (
 WAIT: Final = 200
 
 
-class _Node:
+class Node:
     __slots__ = ("avail", "children", "seat", "total", "visits")
 
     def __init__(self, seat: int) -> None:
         self.seat = seat  # who chose the edge into this node
-        self.children: dict[int, _Node] = {}  # by edge key, see SEAT_BITS
+        self.children: dict[int, Node] = {}  # by edge key, see SEAT_BITS
         self.visits = 0
         self.total = 0.0
         self.avail = 1
@@ -121,7 +121,7 @@ class SearchPlayer:
             self.reading.chose(move)
         return move
 
-    def _pick(self, root: _Node, view: View, moves: list[Move]) -> Move:
+    def _pick(self, root: Node, view: View, moves: list[Move]) -> Move:
         """The most visited move, unless another is as good as far as the search can tell (its mean within
         ``TIE`` standard errors of the difference): then a careful player's move, and never a take. Near
         ties are mostly the playouts' noise, and noise used to pick up cards that could have been covered;
@@ -129,7 +129,7 @@ class SearchPlayer:
         me = root.seat
         children = root.children
 
-        def stats(m: Move) -> _Node | None:
+        def stats(m: Move) -> Node | None:
             node = children.get(me | m << SEAT_BITS)
             return node if node is not None and node.visits else None
 
@@ -146,9 +146,9 @@ class SearchPlayer:
         margin = TIE * math.sqrt(0.25 / b.visits + 0.25 / c.visits)
         return alternative if c.total / c.visits >= b.total / b.visits - margin else best
 
-    def _search(self, worlds: Worlds, moves: list[Move], start: float) -> tuple[_Node, int]:
+    def _search(self, worlds: Worlds, moves: list[Move], start: float) -> tuple[Node, int]:
         me = worlds.knowledge.seat
-        root = _Node(me)  # the root's own seat: whose decision it is
+        root = Node(me)  # the root's own seat: whose decision it is
         rand = worlds.rng.random
         # The solver, if it tried and gave up, may have spent its whole share: half the budget stays for this.
         deadline = max(start + self.budget, self.clock() + self.budget / 2)
@@ -174,7 +174,7 @@ class SearchPlayer:
                         world.push(seat, policy_move(world, seat, legal))
                         continue
                 waited = 0
-                move, node, fresh = _select(node, seat, legal, rand)
+                move, node, fresh = select(node, seat, legal, rand)
                 world.push(seat, move)
                 path.append(node)
                 if fresh:
@@ -187,12 +187,15 @@ class SearchPlayer:
         return root, done
 
 
-def _select(node: _Node, seat: int, legal: list[Move], rand: Callable[[], float]) -> tuple[Move, _Node, bool]:
+def select(
+    node: Node, seat: int, legal: list[Move], rand: Callable[[], float], exploration: float = EXPLORATION
+) -> tuple[Move, Node, bool]:
     """The edge to follow from ``node`` among the ``legal`` moves of this world: an untried one at random
-    (added to the tree; True), else the best by UCB over the times each was available."""
+    (added to the tree; True), else the best by UCB1 over the times each was available (Cowling, Powley &
+    Whitehouse's availability counts)."""
     children = node.children
     untried = []
-    chosen: _Node | None = None
+    chosen: Node | None = None
     choice, best = legal[0], -1.0
     for m in legal:
         child = children.get(seat | m << SEAT_BITS)
@@ -201,17 +204,17 @@ def _select(node: _Node, seat: int, legal: list[Move], rand: Callable[[], float]
             continue
         child.avail += 1
         if not untried:
-            score = child.total / child.visits + EXPLORATION * math.sqrt(math.log(child.avail) / child.visits)
+            score = child.total / child.visits + exploration * math.sqrt(math.log(child.avail) / child.visits)
             if score > best:
                 best, chosen, choice = score, child, m
     if untried:
         choice = untried[int(rand() * len(untried))]
-        chosen = children[seat | choice << SEAT_BITS] = _Node(seat)
+        chosen = children[seat | choice << SEAT_BITS] = Node(seat)
         return choice, chosen, True
     assert chosen is not None
     return choice, chosen, False
 
 
-def _visits(root: _Node, seat: int, move: Move) -> int:
+def _visits(root: Node, seat: int, move: Move) -> int:
     child = root.children.get(seat | move << SEAT_BITS)
     return child.visits if child is not None else -1

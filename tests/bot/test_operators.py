@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import engine
 from bot import logs
 from storage import Storage
 from tests.bot.conftest import Harness
@@ -126,6 +127,7 @@ def test_check_validates_the_settings_and_the_database_and_exits(tmp_path: Path)
     done = run_bot(tmp_path / "d.sqlite3", "--check")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("OK: settings valid (long polling)") and "0 tables" in done.stdout
+    assert f"computer players run on the {engine.BUILD}" in done.stdout  # run_bot's process decides alike
     done = run_bot(tmp_path / "d.sqlite3", "--check", token="not a token")
     assert done.returncode == 2 and "BOT_TOKEN" in done.stderr
 

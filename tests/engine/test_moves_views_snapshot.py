@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import random
 
 import pytest
@@ -58,6 +59,20 @@ def test_cards_picked_up_are_known_to_everybody() -> None:
     do(g, 0, "l7s")
     do(g, 1, "x")
     assert view(g, 2).seats[1].known == (card("7s"),)
+
+
+def test_views_cross_into_a_worker_process_intact() -> None:
+    """A view is pickled to the computer players' worker processes: mid-game and finished, on both builds."""
+    g = position(["7s 9d", "8c 6h", "Ts Js"], talon="Kc Ah")
+    do(g, 0, "l7s")
+    do(g, 1, "x")
+    over = position(["7s", "8s"], trump="h")
+    do(over, 0, "l7s")
+    do(over, 1, "c7s8s")
+    for seen in (view(g, 2), view(g), view(over, 0)):
+        back = pickle.loads(pickle.dumps(seen))
+        assert back == seen and type(back) is type(seen)
+    assert pickle.loads(pickle.dumps(view(over, 0))).result.places == over.result.places  # type: ignore[union-attr]
 
 
 def test_a_fresh_deal_round_trips_through_json() -> None:

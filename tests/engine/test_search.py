@@ -13,7 +13,7 @@ from engine import Game, Options, Result, Variant
 from engine.ai import GreedyPlayer, HeuristicPlayer, Player, RandomPlayer, SearchPlayer, player_for
 from engine.ai.pimc import PimcPlayer
 from engine.ai.policy import playout, policy_move, rewards
-from engine.ai.search import SEAT_BITS, _Node
+from engine.ai.search import SEAT_BITS, Node
 from engine.ai.solver import DRAW, OutOfBudget, Solver, position_key
 from engine.ai.worlds import Knowledge, Worlds
 from engine.cards import DECK_MASK, cards_of, lowest, mask_of
@@ -331,11 +331,11 @@ def a_coverable_attack() -> Game:
     return g
 
 
-def stats(seat: int, visits_and_means: dict[str, tuple[int, float]]) -> _Node:
+def stats(seat: int, visits_and_means: dict[str, tuple[int, float]]) -> Node:
     """A search root with children of the given visits and mean results."""
-    root = _Node(seat)
+    root = Node(seat)
     for text, (visits, mean) in visits_and_means.items():
-        child = root.children[seat | parse_move(text) << SEAT_BITS] = _Node(seat)
+        child = root.children[seat | parse_move(text) << SEAT_BITS] = Node(seat)
         child.visits, child.total = visits, visits * mean
     return root
 
@@ -360,9 +360,9 @@ def test_a_near_tie_goes_to_the_careful_players_move() -> None:
     seen = view(g, 1)
     careful = HeuristicPlayer().choose(seen)
     other = next(m for m in seen.moves if m not in (careful, parse_move("x")))
-    root = _Node(1)
+    root = Node(1)
     for move, visits, mean in ((other, 500, 0.51), (careful, 450, 0.50)):
-        child = root.children[1 | move << SEAT_BITS] = _Node(1)
+        child = root.children[1 | move << SEAT_BITS] = Node(1)
         child.visits, child.total = visits, visits * mean
     assert SearchPlayer(iterations=1)._pick(root, seen, list(seen.moves)) == careful
 
