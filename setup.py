@@ -79,6 +79,12 @@ def extensions() -> tuple[list[Any], str]:
         return [], "DURAK_ENGINE=pure was set at install"
     if not BUILDING:  # pip asking for metadata: nothing is compiled then
         return [], ""
+    # Checked first: where they are missing (a fresh machine), mypyc's half minute would be spent for nothing.
+    cc = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
+        return [], f"no C compiler at install ({cc} not found)"
+    if not Path(sysconfig.get_paths()["include"], "Python.h").is_file():
+        return [], "Python's C headers were missing at install (Debian: python3-dev)"
     try:
         from mypyc.build import mypycify
 
@@ -108,7 +114,7 @@ class BuildEngine(build_ext):
             except (
                 Exception
             ) as error:  # the compiler's absence or failure, in whatever class setuptools raises
-                reason = f"no working C compiler at install ({type(error).__name__}: {error})"
+                reason = f"the C compiler failed at install ({type(error).__name__}: {error})"
                 self.extensions = []
         self.inplace = inplace  # setuptools clears it while building and restores it only on success
         if reason and inplace:  # an earlier build's modules must not outlive this one

@@ -94,9 +94,9 @@ def test_a_build_for_another_python_is_not_used(tmp_path: Path) -> None:
 def test_an_install_that_could_not_compile_says_why(tmp_path: Path) -> None:
     tree = copy_engine(tmp_path, compiled=False)
     (tree / "engine" / "_build.json").write_text(
-        json.dumps({"python": "x", "reason": "no working C compiler"})
+        json.dumps({"python": "x", "reason": "no C compiler at install"})
     )
-    assert probe(tree)[:2] == (False, "no working C compiler")
+    assert probe(tree)[:2] == (False, "no C compiler at install")
 
 
 def built() -> bool:
