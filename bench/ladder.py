@@ -151,7 +151,8 @@ def main() -> None:
     runs = bootstrap(len(names), games, deals, args.bootstrap, random.Random(args.seed), anchor)
     print(
         f"{len(games)} games, {len({(a, b) for a, b, _ in games})} pairs, heads-up, 36 cards, "
-        f"{args.variant}, {time.perf_counter() - start:.0f}s"
+        f"{args.variant}{', no draw' if args.no_draw else ''}{', first bout six' if args.six else ''}, "
+        f"{time.perf_counter() - start:.0f}s"
     )
     print(f"{'player':<11}{'Elo':>7}{'95% CI':>17}{'p50 ms':>9}{'p99 ms':>9}")
     for i, name in enumerate(names):
