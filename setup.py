@@ -15,7 +15,6 @@ import os
 import shutil
 import sys
 import sysconfig
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +34,10 @@ MODULES = [
     "engine/ai/worlds.py",
     "engine/ai/solver.py",
     "engine/ai/search.py",
-    "bench/ismcts.py",  # the benchmarks' outside anchor: at native speed, as published engines run
 ]
 MANIFEST = "engine/_build.json"
-C_SOURCES = Path(tempfile.mkdtemp(prefix="durak-mypyc-"))  # mypyc's C files: never in the work tree
+# mypyc's C files, removed after the build (relative: setuptools refuses absolute source paths in a wheel)
+C_SOURCES = Path("build", "mypyc")
 
 
 def digest(path: Path) -> str:
@@ -96,6 +95,9 @@ def extensions() -> tuple[list[Any], str]:
 # pip runs this file for metadata too; only a build compiles, and an editable one (every start of the README's
 # run command) keeps a work tree's compiled modules that are up to date.
 BUILDING = bool({"build", "build_ext", "bdist_wheel", "editable_wheel"} & set(sys.argv))
+# A work tree, where the benchmarks run, also compiles their outside anchor: at native speed, as it would be.
+if "editable_wheel" in sys.argv:
+    MODULES.append("bench/ismcts.py")
 KEPT = "editable_wheel" in sys.argv and up_to_date() and os.environ.get("DURAK_ENGINE", "") != "pure"
 EXTENSIONS, NOT_COMPILED = ([], "") if KEPT else extensions()
 
@@ -120,7 +122,7 @@ class BuildEngine(build_ext):
         if reason and inplace:  # an earlier build's modules must not outlive this one
             for path in compiled_modules():
                 path.unlink()
-        shutil.rmtree(C_SOURCES, ignore_errors=True)
+        shutil.rmtree(ROOT / C_SOURCES, ignore_errors=True)
         self.write_manifest(reason)
         line = f"durak engine: pure Python — {reason}" if reason else "durak engine: compiled with mypyc"
         print(line, file=sys.stderr)
