@@ -38,6 +38,14 @@ MODULES = [
 MANIFEST = "engine/_build.json"
 # mypyc's C files, removed after the build (relative: setuptools refuses absolute source paths in a wheel)
 C_SOURCES = Path("build", "mypyc")
+# pip runs this file for metadata too; only a build compiles, and an editable one (every start of the README's
+# run command) keeps a work tree's compiled modules that are up to date.
+BUILDING = bool({"build", "build_ext", "bdist_wheel", "editable_wheel"} & set(sys.argv))
+EDITABLE = "editable_wheel" in sys.argv
+PURE = os.environ.get("DURAK_ENGINE", "").lower() == "pure"
+# A work tree, where the benchmarks run, also compiles their outside anchor: at native speed, as it would be.
+if EDITABLE:
+    MODULES.append("bench/ismcts.py")
 
 
 def digest(path: Path) -> str:
@@ -74,7 +82,7 @@ def up_to_date() -> bool:
 
 def extensions() -> tuple[list[Any], str]:
     """mypyc's extensions for MODULES, or none and why."""
-    if os.environ.get("DURAK_ENGINE", "").lower() == "pure":
+    if PURE:
         return [], "DURAK_ENGINE=pure was set at install"
     if not BUILDING:  # pip asking for metadata: nothing is compiled then
         return [], ""
@@ -92,18 +100,15 @@ def extensions() -> tuple[list[Any], str]:
         return [], f"mypyc could not translate the engine ({type(error).__name__}: {error})"
 
 
-# pip runs this file for metadata too; only a build compiles, and an editable one (every start of the README's
-# run command) keeps a work tree's compiled modules that are up to date.
-BUILDING = bool({"build", "build_ext", "bdist_wheel", "editable_wheel"} & set(sys.argv))
-# A work tree, where the benchmarks run, also compiles their outside anchor: at native speed, as it would be.
-if "editable_wheel" in sys.argv:
-    MODULES.append("bench/ismcts.py")
-KEPT = "editable_wheel" in sys.argv and up_to_date() and os.environ.get("DURAK_ENGINE", "") != "pure"
+KEPT = EDITABLE and not PURE and up_to_date()
 EXTENSIONS, NOT_COMPILED = ([], "") if KEPT else extensions()
 
 
 class BuildEngine(build_ext):
     """Compiles what mypyc produced; a missing or failing C compiler leaves the pure engine, and says so."""
+
+    inplace: bool
+    extensions: list[Any]
 
     def run(self) -> None:
         if KEPT:
@@ -113,9 +118,8 @@ class BuildEngine(build_ext):
         if self.extensions:
             try:
                 super().run()
-            except (
-                Exception
-            ) as error:  # the compiler's absence or failure, in whatever class setuptools raises
+            # The compiler's absence or failure, in whatever class setuptools raises it.
+            except Exception as error:
                 reason = f"the C compiler failed at install ({type(error).__name__}: {error})"
                 self.extensions = []
         self.inplace = inplace  # setuptools clears it while building and restores it only on success
