@@ -128,7 +128,7 @@ def _prompt(view: View, names: Sequence[str], t: Text, selected: int | None) -> 
     target = name_of(names, view.transfer_target)
     said = [t(choice_key(k, view), name=target) for k in found]
     if Kind.PASS not in found and seat not in view.to_act:  # throw-ins while the defender still covers
-        said.append(t("choice.wait", name=defender))
+        said.append(t("choice.wait"))
     return f"{role}: {t.join(said)}."
 
 

@@ -384,7 +384,7 @@ async def test_leaderboard_and_stats_after_three_games(harness: Harness) -> None
     )
     fake.send(2, GROUP, "/stats")
     stats = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(GROUP) if "Statistics of Bob" in m.text), None),
+        lambda: next((m for m in fake.bot_messages(GROUP) if "Stats: Bob" in m.text), None),
         what="/stats",
     )
     assert "3 games" in stats.text and "In this chat" in stats.text and "place on the board: " in stats.text
@@ -425,7 +425,7 @@ async def test_group_settings_are_for_admins_and_new_tables_start_from_them(harn
     fake.admins[GROUP] = {1}
     fake.send(1, GROUP, "/settings")
     menu = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(GROUP) if "Settings of this group" in m.text), None),
+        lambda: next((m for m in fake.bot_messages(GROUP) if "Group settings" in m.text), None),
         what="settings",
     )
     ukrainian = next(data for label, data in menu.buttons() if "Українська" in label)
@@ -607,8 +607,8 @@ LOCAL = {
         "Your hand",
         "Game over",
         "Rematch",
-        "Leaderboard of this chat",
-        "Statistics of",
+        "Chat leaderboard",
+        "Stats:",
         "Replay of game",
     ],
     "ru": [
@@ -682,7 +682,7 @@ async def test_stats_of_a_replied_to_user(harness: Harness) -> None:
     await play_until_over(fake, GROUP, [1, 2], random.Random(22))
     said = fake.send(2, GROUP, "good game")
     fake.send(1, GROUP, "/stats", reply_to=said)
-    await _group_says(fake, "Statistics of Bob")
+    await _group_says(fake, "Stats: Bob")
 
 
 async def test_starting_alone_or_with_a_wrong_team_size_is_refused(harness: Harness) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import string
+from pathlib import Path
 
 import pytest
 from babel import Locale
@@ -213,3 +214,79 @@ def test_the_checks_catch_the_lines_players_saw() -> None:
     ):
         assert GENDERED.search(seen), seen
     assert re.search(r"\bпод \{name\}", "{lead} ходит под {name}")
+
+
+# ---------------------------------------------------------------------- one word per thing
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def glossary() -> list[tuple[str, dict[str, tuple[str, list[str]]]]]:
+    """The README's glossary: per thing, per language, the word to use and the words never to use."""
+    lines = README.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| thing |"))
+    languages = [cell.strip().lower()[:2] for cell in lines[start].strip("|").split("|")[1:]]
+    found = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        thing, *cells = (cell.strip() for cell in line.strip("|").split("|"))
+        words: dict[str, tuple[str, list[str]]] = {}
+        for language, cell in zip(languages, cells, strict=True):
+            use, _, avoid = cell.partition("(not")
+            words[language] = (re.findall(r"`([^`]+)`", use)[0], re.findall(r"`([^`]+)`", avoid))
+        found.append((thing, words))
+    return found
+
+
+def _plain(language: str) -> list[tuple[str, str]]:
+    """Every text of a catalog without its placeholders, markup and commands: what a player reads."""
+    return [(key, re.sub(r"\{\w*\}|<[^>]*>|/\w+", " ", text)) for key, text, _ in _entries(language)]
+
+
+def _names(word: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(word)}", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_thing_has_the_glossarys_one_word(language: str) -> None:
+    texts_ = _plain(language)
+    rows = glossary()
+    assert len(rows) >= 10 and {"ru", "uk", "en"} <= set(rows[0][1])
+    for thing, words in rows:
+        use, avoid = words[language]
+        assert any(_names(use).search(text) for _, text in texts_), f"{language}: {thing}: {use!r} unused"
+        for word in avoid:
+            wrong = [key for key, text in texts_ if _names(word).search(text)]
+            assert not wrong, f"{language}: {thing} is {use!r}, not {word!r}: {wrong}"
+
+
+@pytest.mark.parametrize("language", ["ru", "uk"])
+def test_no_double_negatives(language: str) -> None:
+    for key, text in _plain(language):
+        assert not re.search(r"(?<!\w)не\s+не", text, re.IGNORECASE), f"{language} {key}: {text}"
+
+
+def test_no_ukrainian_calques_of_nechego() -> None:
+    """«Нечего брать» is Russian; Ukrainian says «нема чого брати», never «брати нічого»."""
+    for key, text in _plain("uk"):
+        calque = re.search(r"нічого\s+\w+ти\b|\w+ти\s+нічого\b", text, re.IGNORECASE)
+        assert calque is None, f"uk {key}: {text}"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_ordinals_after_a_number_are_the_invariant_masculine_ones(language: str) -> None:
+    """A suffix glued to a number is «-й»/«-го» (the same for every number in the masculine); any other
+    (Ukrainian 1-ше, 2-ге, 3-тє; English 1st, 2nd) depends on the number and needs a helper: not a catalog."""
+    allowed = {"ru": {"й", "го"}, "uk": {"й", "го"}, "en": set()}[language]
+    for key, text, _ in _entries(language):
+        for suffix in re.findall(r"\}-?(\w+)", text):
+            if re.fullmatch(r"[а-яіїєґ]+|st|nd|rd|th", suffix):
+                assert suffix in allowed, f"{language} {key}: an ordinal '-{suffix}' in {text!r}"
+
+
+def test_the_glossary_checks_catch_what_players_saw() -> None:
+    assert _names("бите").search("В бите пока ничего нет.") and _names("бито:").search("🗑 Бито: 12")
+    assert re.search(r"(?<!\w)не\s+не", "Это не непобитая карта на столе.")
+    assert re.search(r"\w+ти\s+нічого\b", "Брати нічого.")
+    assert re.findall(r"\}-?(\w+)", "Ви посіли {place}-е місце") == ["е"]

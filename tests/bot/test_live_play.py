@@ -72,7 +72,12 @@ def test_the_prompt_names_exactly_the_choices_the_buttons_offer_in_every_hand_st
                 assert button_kinds(v, language) == set(found)
                 text = hand_text(v, NAMES, t, "Friends")
                 target = next(  # the name a transfer choice mentions
-                    (m for m in re.findall(r"(?:to|на) (\w+)", text) if m in NAMES), ""
+                    (
+                        m
+                        for m in re.findall(r"(?:to|дальше отбивается|далі відбивається) (\w+)", text)
+                        if m in NAMES
+                    ),
+                    "",
                 )
                 for k in found:
                     assert t(choice_key(k, v), name=target) in text, (k, text)
@@ -247,9 +252,9 @@ def test_the_discard_list_opens_from_the_hand_grouped_by_suit() -> None:
             shown = [b for row in rows for b in row if isinstance(decode(str(b.callback_data)), DiscardPress)]
             assert len(shown) == (1 if v.discard else 0)
             if v.discard:  # its own last row, and the list names every discarded card by suit
-                assert rows[-1] == tuple(shown) and shown[0].text == f"🗑 Discarded: {v.discard}"
+                assert rows[-1] == tuple(shown) and shown[0].text == f"🗑 Discard: {v.discard}"
                 text = discard_text(v, t)
-                assert text.startswith(f"Discarded ({v.discard}):")
+                assert text.startswith(f"Discard ({v.discard}):")
                 assert sum(len(line.split()) - 1 for line in text.splitlines()[1:]) == v.discard
         seat = rng.choice(g.actors())
         g.apply(seat, rng.choice(g.legal_moves(seat)))
@@ -291,11 +296,11 @@ async def test_pressing_the_discard_button_answers_with_the_list_and_sends_nothi
     sent = len(fake.sent)
     data = next(d for _, d in with_list.buttons() if d.startswith("d:"))
     answer = await press_and_wait(fake, with_list.chat_id, with_list.chat_id, with_list.message_id, data)
-    assert answer.get("show_alert") and str(answer.get("text")).startswith("Discarded (")
+    assert answer.get("show_alert") and str(answer.get("text")).startswith("Discard (")
     assert len(fake.sent) == sent  # an alert: no message sent or edited
     fake.add_user(9, "Zed")  # somebody not at the table: no list for them
     stranger = await press_and_wait(fake, 9, with_list.chat_id, with_list.message_id, data)
-    assert "Discarded" not in str(stranger.get("text")) and stranger.get("show_alert")
+    assert "Discard" not in str(stranger.get("text")) and stranger.get("show_alert")
 
 
 async def test_a_finished_game_forgets_its_hands_screens(harness: Harness) -> None:

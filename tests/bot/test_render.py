@@ -47,7 +47,7 @@ def test_the_table_message_shows_trump_counts_table_and_who_is_to_move() -> None
     do(g, 0, "l7s")
     text = table_text(view(g), NAMES, texts("en"), seconds_left=25)
     assert "Trump: A♥" in text and "Deck: 2 left" in text
-    assert "7♠" in text and "Bob &lt;b&gt;&amp;&lt;/b&gt; — 3 cards, defends" in text
+    assert "7♠" in text and "Bob &lt;b&gt;&amp;&lt;/b&gt; — 3 cards, defending" in text
     assert "Waiting for: Bob" in text and "25 s left" in text
     assert "<b>&</b>" not in text  # names are escaped
 
