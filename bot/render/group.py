@@ -171,19 +171,7 @@ def result_text(
 ) -> str:
     """The result message; ``reveal`` (salt, deck) opens the fair-play commitment shown at the deal."""
     title = t("result.title") + (f" · #{game_id}" if game_id is not None else "")
-    lines = [f"<b>{title}</b>", ""]
-    for seat in sorted(range(len(result.places)), key=lambda s: (result.places[s], s)):
-        lines.append(t("result.place", place=result.places[seat], name=name_of(names, seat)))
-    lines.append("")
-    if result.draw:
-        lines.append(t("result.draw"))
-    if result.durak is not None:
-        lines.append(t("result.durak", name=name_of(names, result.durak)))
-    if result.losing_team is not None:
-        team = result.losing_team_seats()
-        winners = [s for s in range(len(result.places)) if s not in team]
-        lines.append(t("result.winning_team", names=", ".join(name_of(names, s) for s in winners)))
-        lines.append(t("result.durak_team", names=", ".join(name_of(names, s) for s in team)))
+    lines = [f"<b>{title}</b>", "", *outcome_lines(result, names, t)]
     if result.pogony:
         lines.append(t("result.pogony"))
     if minutes is not None:
@@ -199,6 +187,32 @@ def result_text(
         lines.append("")
         lines.append(t("result.sealed", hash=seal(salt, deck)[:SEAL_SHOWN], id=game_id or ""))
     return fit(lines)
+
+
+def outcome_lines(result: Result, names: Sequence[str], t: Text) -> list[str]:
+    """How a game ended: the places and the durak (or the draw); in team play the teams instead, since a
+    player who went out first has still lost if their team did."""
+    if result.losing_team is not None:
+        team = result.losing_team_seats()
+        winners = [s for s in range(len(result.places)) if s not in team]
+        return [
+            t("result.winning_team", names=", ".join(name_of(names, s) for s in winners)),
+            t(
+                "result.durak_team",
+                names=", ".join(name_of(names, s) for s in team),
+                holders=", ".join(name_of(names, s) for s in result.losers),
+            ),
+        ]
+    lines = [
+        t("result.place", place=result.places[seat], name=name_of(names, seat))
+        for seat in sorted(range(len(result.places)), key=lambda s: (result.places[s], s))
+    ]
+    lines.append("")
+    if result.draw:
+        lines.append(t("result.draw"))
+    if result.durak is not None:
+        lines.append(t("result.durak", name=name_of(names, result.durak)))
+    return lines
 
 
 def reveal_lines(salt: str, deck: str, t: Text) -> list[str]:

@@ -1,12 +1,12 @@
 """A finished game told move by move from its deal and its log, for /replay: bouts, leads, covers, takes,
-transfers, and how many cards each player drew (never which)."""
+transfers, and how many cards each player drew (never which), then how it ended."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from bot.i18n import Text
-from bot.render.group import event_line, name_of
+from bot.render.group import event_line, name_of, outcome_lines
 from engine.actions import act
 from engine.events import EventKind
 from engine.game import Game
@@ -32,4 +32,6 @@ def replay_lines(deal: Game, actions: Sequence[tuple[int, str]], names: Sequence
                 lines.append(t.plural("replay.drew", event.count, name=name_of(names, event.seat)))
             elif (line := event_line(event, names, t)) is not None:
                 lines.append(line)
+    if game.result is not None:
+        lines += ["", *outcome_lines(game.result, names, t)]
     return lines

@@ -121,7 +121,8 @@ def test_every_refusal_reason_has_a_text() -> None:
 
 # ---------------------------------------------------------------------- classes of error made impossible
 
-PERSON = {"name", "names", "target", "lead", "defender", "a", "b"}  # placeholders that stand for people
+# Placeholders that stand for people.
+PERSON = {"name", "names", "holders", "target", "lead", "defender", "a", "b"}
 NUMBERS = {"n", "count", "games", "seconds", "minutes", "players", "limit", "place", "max", "rank", "value"}
 # Words that may follow a number without a plural form: units and small words ("10 с", "2 из 3").
 AFTER_NUMBER = {"с", "мин", "хв", "из", "з", "и", "і", "или", "або", "в", "у", "—", "·"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import random
+import re
 
 import pytest
 
@@ -12,9 +13,10 @@ from bot.i18n import LANGUAGES, texts
 from bot.render.group import MAX_TEXT, event_line, result_text, shown_length, table_text
 from bot.render.hand import hand_text
 from bot.render.keyboard import hand_keyboard
+from bot.render.replay import replay_lines
 from engine import Game, Options, Variant
 from engine.cards import card_str, cards_of
-from engine.moves import Kind, kind
+from engine.moves import Kind, kind, move_str
 from engine.views import view
 from storage.records import PlayerStats
 from tests.engine.helpers import card, do, position
@@ -228,3 +230,37 @@ def test_take_and_pass_have_a_row_of_their_own_below_the_cards() -> None:
             final = [row for row in rows if any(b.text in words for b in row)]
             assert len(final) <= 1 and (not final or final[0] is rows[-1])
             assert all(b.text in words for row in final for b in row)
+
+
+def _team_game_lost_by_the_first_out() -> tuple[Game, list[tuple[int, str]], Game]:
+    """A whole random team game (its deal, its moves, its end) in which a player who went out first is on
+    the losing team."""
+    for seed in range(500):
+        rng = random.Random(seed)
+        deal = Game.deal(Options(teams=True), 4, rng=rng)
+        g, moves = deal.copy(), []
+        while g.result is None:
+            seat = rng.choice(g.to_act())
+            move = rng.choice(g.legal_moves(seat))
+            moves.append((seat, move_str(move)))
+            g.push(seat, move)
+        if g.result.losing_team is not None and g.team(g.finishers[0]) == g.result.losing_team:
+            return deal, moves, g
+    raise AssertionError("no such game in 500 deals")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_team_games_result_is_told_by_team(language: str) -> None:
+    deal, moves, g = _team_game_lost_by_the_first_out()
+    result = g.result
+    assert result is not None
+    t = texts(language)
+    names = ["Ann", "Bob", "Cid", "Dan"]
+    text = result_text(result, names, t, rated=False)
+    assert not re.search(r"^\d\. ", text, re.MULTILINE)  # no places: the first out may have lost
+    won, lost = text.split("\n")[2:4]
+    assert won.startswith("🏆") and lost.startswith("🃏")
+    assert names[g.finishers[0]] in lost
+    holders = lost[lost.rindex(":") :]
+    assert {n for n in names if n in holders} == {names[s] for s in result.losers}
+    assert replay_lines(deal, moves, names, t)[-2:] == [won, lost]  # /replay ends on the same words
