@@ -11,18 +11,17 @@ import sys
 from typing import Any
 from urllib.parse import urlsplit
 
-from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats, Update
+from telegram import Update
 from telegram.constants import ParseMode
 from telegram.error import InvalidToken, NetworkError
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults, TypeHandler
 from telegram.request import BaseRequest
 
 import engine
-from bot import handlers, logs
+from bot import handlers, logs, profile
 from bot.cluster import Cluster
 from bot.deps import Deps, keep, keep_settings, settings_of, started
 from bot.http import AiohttpRequest
-from bot.i18n import LANGUAGES, texts
 from bot.members import ChatMembers
 from bot.outbox import Outbox
 from bot.presenter import Presenter
@@ -34,20 +33,6 @@ from storage import SchemaTooNew, Storage, StorageUnusable, describe
 
 log = logging.getLogger("bot")
 
-GROUP_COMMANDS = (
-    "newgame",
-    "join",
-    "leave",
-    "startgame",
-    "cancel",
-    "top",
-    "stats",
-    "replay",
-    "settings",
-    "rules",
-    "help",
-)
-PRIVATE_COMMANDS = ("start", "top", "stats", "language", "rules", "help")
 FLUSH_SECONDS = 5.0  # on a clean stop, how long waiting messages may still go out
 ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]  # what the handlers handle
 
@@ -125,7 +110,7 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     )
     deps = Deps(storage, service, presenter, ChatMembers(application.bot), outbox)
     keep(application, deps)
-    await _commands(application)
+    await profile.publish(application.bot)
     if storage.db.dialect == "postgresql":  # tables come back chat by chat, as this process claims them
         cluster = Cluster(application, storage, service, outbox, settings.cluster_lease)
         deps.cluster = cluster
@@ -140,18 +125,6 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     # a few ms instead of about 100 (bench/load.py at 300 tables: press→answer p99).
     gc.collect()
     gc.freeze()
-
-
-async def _commands(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """The command menu in every language, separately for groups and private chats."""
-    for language in (None, *LANGUAGES):
-        t = texts(language or "en")
-        for scope, names in (
-            (BotCommandScopeAllGroupChats(), GROUP_COMMANDS),
-            (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS),
-        ):
-            commands = [BotCommand(name, t(f"command.{name}")) for name in names]
-            await application.bot.set_my_commands(commands, scope=scope, language_code=language)
 
 
 async def _stopping(application: Application[Any, Any, Any, Any, Any, Any]) -> None:

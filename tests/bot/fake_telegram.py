@@ -101,6 +101,7 @@ class FakeTelegram:
     deleted: list[tuple[int, int]] = field(default_factory=list)  # (chat, message) the bot deleted
     failures: dict[str, list[ApiError]] = field(default_factory=dict)
     commands: dict[str, Any] = field(default_factory=dict)
+    profile: dict[str, str] = field(default_factory=dict)  # descriptions by "field:language_code"
     migrated: dict[int, int] = field(default_factory=dict)  # a group upgraded to a supergroup: old -> new id
     admins: dict[int, set[int]] = field(default_factory=dict)  # per group: its administrators
     members: dict[int, set[int]] = field(default_factory=dict)  # per group: who is in it (writers join it)
@@ -437,6 +438,31 @@ class FakeTelegram:
         scope = json.dumps(params.get("scope", {}), sort_keys=True)
         self.commands[f"{scope}:{params.get('language_code', '')}"] = params["commands"]
         return True
+
+    async def _api_getMyCommands(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        scope = json.dumps(params.get("scope", {}), sort_keys=True)
+        return list(self.commands.get(f"{scope}:{params.get('language_code', '')}", []))
+
+    # Telegram's limits: a description of at most 512 characters, a short one of at most 120.
+    async def _api_setMyDescription(self, params: dict[str, Any]) -> bool:
+        return self._describe("description", params, 512)
+
+    async def _api_setMyShortDescription(self, params: dict[str, Any]) -> bool:
+        return self._describe("short_description", params, 120)
+
+    def _describe(self, field: str, params: dict[str, Any], limit: int) -> bool:
+        text = str(params.get(field, ""))
+        if len(text) > limit:
+            raise ApiError(400, f"Bad Request: {field.replace('_', ' ')} is too long")
+        self.profile[f"{field}:{params.get('language_code', '')}"] = text
+        return True
+
+    async def _api_getMyDescription(self, params: dict[str, Any]) -> dict[str, str]:
+        return {"description": self.profile.get(f"description:{params.get('language_code', '')}", "")}
+
+    async def _api_getMyShortDescription(self, params: dict[str, Any]) -> dict[str, str]:
+        key = f"short_description:{params.get('language_code', '')}"
+        return {"short_description": self.profile.get(key, "")}
 
     async def _api_getUpdates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
         offset = int(params.get("offset", 0) or 0)

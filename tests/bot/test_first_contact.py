@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 
-from tests.bot.conftest import Harness
+from bot.i18n import texts
+from tests.bot.conftest import Harness, start_app, stop_app
 from tests.bot.players import GROUP, open_table, press_and_wait, start, table_id, welcome
 
 
@@ -106,3 +107,26 @@ async def test_a_group_speaks_the_language_of_the_first_person_who_uses_the_bot_
     assert "Новая игра" in lobby.text
     chat = await harness.deps.storage.chats.get(GROUP)
     assert chat is not None and chat.language == "ru"
+
+
+async def test_the_bots_profile_speaks_every_language_and_a_restart_changes_nothing(harness: Harness) -> None:
+    fake = harness.fake
+    for language in ("", "ru", "uk", "en"):
+        t = texts(language or "en")
+        assert fake.profile[f"description:{language}"] == t("profile.description")
+        assert fake.profile[f"short_description:{language}"] == t("profile.short_description")
+    assert "Дурак для групповых чатов" in fake.profile["description:ru"]
+    assert "Дурень для групових чатів" in fake.profile["description:uk"]
+    # Telegram limits these calls: a start that finds everything in place makes none of them.
+    before = {m: fake.calls[m] for m in ("setMyCommands", "setMyDescription", "setMyShortDescription")}
+    assert all(before.values())
+    await stop_app(harness.app)
+    harness.app = await start_app(fake, harness.db_path)
+    assert {m: fake.calls[m] for m in before} == before
+    assert fake.calls["getMyDescription"] >= 8  # it did look: four languages, two starts
+    # One language's description changed by someone in @BotFather: that one alone is set again.
+    fake.profile["description:uk"] = "щось інше"
+    await stop_app(harness.app)
+    harness.app = await start_app(fake, harness.db_path)
+    assert fake.calls["setMyDescription"] == before["setMyDescription"] + 1
+    assert fake.profile["description:uk"] == texts("uk")("profile.description")
