@@ -370,7 +370,7 @@ async def test_leaderboard_and_stats_after_three_games(harness: Harness) -> None
         await play_until_over(fake, GROUP, [1, 2], random.Random(game))
     fake.send(1, GROUP, "/top")
     board = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(GROUP) if "Leaderboard" in m.text), None), what="/top"
+        lambda: next((m for m in fake.bot_messages(GROUP) if "Chat leaderboard" in m.text), None), what="/top"
     )
     assert "1. " in board.text and "Ann" in board.text and "Bob" in board.text
     transfer = next(data for label, data in board.buttons() if "transfer" in label)
@@ -436,7 +436,7 @@ async def test_group_settings_are_for_admins_and_new_tables_start_from_them(harn
         lambda: "Налаштування групи" in fake.messages[GROUP][menu.message_id].text, what="Ukrainian settings"
     )
     variant = next(
-        data for label, data in fake.messages[GROUP][menu.message_id].buttons() if label.startswith("Гра:")
+        data for label, data in fake.messages[GROUP][menu.message_id].buttons() if label.startswith("Дурень:")
     )
     await press_and_wait(fake, 1, GROUP, menu.message_id, variant)
     fake.send(1, GROUP, "/newgame")
