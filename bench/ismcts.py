@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from engine.ai.policy import rewards
+from engine.ai.policy import playout, rewards
 from engine.ai.search import SEAT_BITS, Node, select
 from engine.ai.worlds import Worlds
 from engine.moves import Move
@@ -42,9 +42,12 @@ class IsmctsPlayer:
         iterations: int = 0,
         seed: int | None = None,
         clock: Callable[[], float] = time.thread_time,
+        policy: bool = False,
     ) -> None:
         self.budget = budget
         self.exploration = exploration
+        # An experiment, not the anchor: the bot's playout policy instead of uniformly random rollouts.
+        self.policy = policy
         self.iterations = iterations
         self.rng = random.Random(seed)
         self.clock = clock
@@ -81,6 +84,8 @@ class IsmctsPlayer:
                 move, node, expanded = select(node, seat, legal, rand, c)
                 world.push(seat, move)
                 path.append(node)
+            if self.policy:
+                playout(world, rand)
             while world.result is None:  # the playout: uniformly random legal moves
                 seat, legal = world.turn(rand)
                 world.push(seat, legal[int(rand() * len(legal))])

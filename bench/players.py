@@ -4,8 +4,9 @@ random, greedy (lowest card), heuristic (a careful rule-based player), easy, nor
 levels), search (ISMCTS with ``budget`` seconds a move), pimc (perfect-information Monte Carlo with a tenth
 of ``normal``'s time, or ``budget`` / 10 if given) and the outside anchor ismcts (bench/ismcts.py: the
 classic Cowling–Powley–Whitehouse search) at ``normal``'s time; ``ismcts-1.5s`` gives it hard's, and
-``ismcts-c1.0`` another exploration constant (both may be combined: ``ismcts-1.5s-c1.0``). Every budget is CPU time of the deciding thread, so a busy
-machine slows a benchmark down without changing its result.
+``ismcts-c1.0`` another exploration constant, ``ismcts-policy`` an experiment with the bot's playout
+policy instead of random rollouts (they combine: ``ismcts-1.5s-c1.0-policy``). Every budget is CPU time of
+the deciding thread, so a busy machine slows a benchmark down without changing its result.
 """
 
 from __future__ import annotations
@@ -44,12 +45,16 @@ def anchor(name: str, seed: int) -> Player:
     # Imported here, after the engine: engine/build.py must decide first whether compiled modules may run.
     from bench.ismcts import EXPLORATION, IsmctsPlayer
 
-    budget, exploration = BUDGET[BotLevel.NORMAL], EXPLORATION
+    budget, exploration, policy = BUDGET[BotLevel.NORMAL], EXPLORATION, False
     for part in name.split("-")[1:]:
-        if part.endswith("s"):
+        if part == "policy":
+            policy = True
+        elif part.endswith("s"):
             budget = float(part[:-1])
         elif part.startswith("c"):
             exploration = float(part[1:])
         else:
-            raise ValueError(f"{name!r}: ismcts takes -<seconds>s and -c<exploration>, e.g. ismcts-1.5s-c0.7")
-    return IsmctsPlayer(budget, exploration=exploration, seed=seed)
+            raise ValueError(
+                f"{name!r}: ismcts takes -<seconds>s, -c<exploration> and -policy, e.g. ismcts-1.5s-c0.7"
+            )
+    return IsmctsPlayer(budget, exploration=exploration, seed=seed, policy=policy)

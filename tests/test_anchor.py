@@ -34,4 +34,9 @@ def test_it_finds_the_only_winning_lead() -> None:
 
 def test_its_names_set_the_budget_and_the_exploration() -> None:
     player = make("ismcts-1.5s-c0.4", seed=1)
-    assert isinstance(player, IsmctsPlayer) and (player.budget, player.exploration) == (1.5, 0.4)
+    assert isinstance(player, IsmctsPlayer) and (player.budget, player.exploration, player.policy) == (
+        1.5,
+        0.4,
+        False,
+    )
+    assert isinstance(player := make("ismcts-policy", seed=1), IsmctsPlayer) and player.policy
