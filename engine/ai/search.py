@@ -79,6 +79,7 @@ class SearchPlayer:
         endgame: float | None = None,
         clock: Callable[[], float] = time.thread_time,
         reads: bool = False,
+        opponents: bool = False,
     ) -> None:
         self.budget = budget
         self.endgame = budget / 2 if endgame is None else endgame
@@ -90,6 +91,9 @@ class SearchPlayer:
         self.prior = HeuristicPlayer()
         # Reading the opponents (engine.ai.reading) needs the same player for a whole game.
         self.reading = Reading() if reads else None
+        # An experiment (bench/players.py ``normal-tree``): the other seats' decisions in the tree as well,
+        # as in the classic design, instead of the playout policy.
+        self.opponents = opponents
 
     def remembered(self) -> int:
         """Endgame positions it keeps solved (each about 430 bytes): what keeping this player costs."""
@@ -167,7 +171,7 @@ class SearchPlayer:
             while world.result is None:
                 if len(path) > 1:
                     seat, legal = world.turn(rand)
-                    if seat != me:
+                    if seat != me and not self.opponents:
                         if waited == WAIT or world.out[me] >= 0:
                             break  # this seat will not act again soon, or ever: a playout finds the result
                         waited += 1

@@ -438,3 +438,14 @@ def test_a_walk_gives_way_when_the_other_seats_would_pass_cards_round_for_ever(
     player = SearchPlayer(iterations=60, seed=1)
     assert player.choose(v) in v.moves
     assert player.last is not None and player.last.iterations == 60
+
+
+def test_with_the_opponents_in_its_tree_the_search_still_plays_legal_whole_games() -> None:
+    """The experiment ``opponents=True`` (bench/players.py ``normal-tree``): every seat's decisions in the
+    tree; the walk then never steps with the policy, and a game is still played out legally to its end."""
+    for seed in range(3):
+        game = Game.deal(Options(draw=False, first_bout_five=False), 2, rng=random.Random(seed))
+        players = [SearchPlayer(iterations=120, seed=seed, opponents=True), GreedyPlayer()]
+        while game.result is None:
+            seat = game.to_act()[0]
+            game.apply(seat, players[seat].choose(view(game, seat)))
