@@ -445,7 +445,7 @@ def test_with_the_opponents_in_its_tree_the_search_still_plays_legal_whole_games
     tree; the walk then never steps with the policy, and a game is still played out legally to its end."""
     for seed in range(3):
         game = Game.deal(Options(draw=False, first_bout_five=False), 2, rng=random.Random(seed))
-        players = [SearchPlayer(iterations=120, seed=seed, opponents=True), GreedyPlayer()]
+        players: list[Player] = [SearchPlayer(iterations=120, seed=seed, opponents=True), GreedyPlayer()]
         while game.result is None:
             seat = game.to_act()[0]
             game.apply(seat, players[seat].choose(view(game, seat)))
