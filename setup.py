@@ -126,6 +126,11 @@ class BuildEngine(build_ext):
         if reason and inplace:  # an earlier build's modules must not outlive this one
             for path in compiled_modules():
                 path.unlink()
+        elif inplace:  # nor an earlier build's runtime library, named after what it was built from
+            kept = {self.get_ext_filename(ext.name) for ext in self.extensions}
+            for path in ROOT.glob("*__mypyc*.*"):
+                if path.name not in kept:
+                    path.unlink()
         shutil.rmtree(ROOT / C_SOURCES, ignore_errors=True)
         self.write_manifest(reason)
         line = f"durak engine: pure Python — {reason}" if reason else "durak engine: compiled with mypyc"
