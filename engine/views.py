@@ -12,6 +12,12 @@ from engine.moves import Move
 from engine.options import Options
 
 
+def _arguments(record: SeatInfo | View) -> tuple[object, ...]:
+    """A view's constructor arguments, for pickle. Compiled, a frozen dataclass cannot be unpickled field by
+    field (its __setattr__ refuses), and a view crosses into the computer players' worker processes."""
+    return tuple(getattr(record, field.name) for field in fields(record))
+
+
 @dataclass(frozen=True, slots=True)
 class SeatInfo:
     seat: int
@@ -22,9 +28,7 @@ class SeatInfo:
     team: int
 
     def __reduce__(self) -> tuple[type[SeatInfo], tuple[object, ...]]:
-        # Compiled, a frozen dataclass cannot be unpickled field by field (its __setattr__ refuses): a view
-        # crosses into the computer players' worker processes, so it is rebuilt through its constructor.
-        return SeatInfo, tuple(getattr(self, field.name) for field in fields(self))
+        return SeatInfo, _arguments(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +59,7 @@ class View:
     version: int
 
     def __reduce__(self) -> tuple[type[View], tuple[object, ...]]:
-        # as SeatInfo's
-        return View, tuple(getattr(self, field.name) for field in fields(self))
+        return View, _arguments(self)
 
     @property
     def players(self) -> int:
