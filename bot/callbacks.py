@@ -5,7 +5,8 @@ be drawn anew, and a card picked for the two-step cover to be asked again).
 ``S:<u|c>:<what>[:<value>]`` a settings button · ``T:<c|g>:<game type>:<page>`` a leaderboard page · ``L:<table>:<action>[:<option>]`` a lobby button (join, leave, add bot, options, start, cycle an option) ·
 ``m:<table>:<version>:<move>`` a move · ``k:<table>:<version>:<card>`` a card picked to cover with, when it
 could cover several attack cards (the second step asks which) · ``h:<table>`` show the hand again (leaves
-that second step) · ``b:<table>`` "I'm back".
+that second step) · ``b:<table>`` "I'm back" · ``c:<table>`` "🃏 My cards" under the table: the hand in the
+group, seen only by its player.
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ class PickPress:
 
 @dataclass(frozen=True, slots=True)
 class HandPress:
+    table_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardsPress:
     table_id: int
 
 
@@ -85,7 +91,17 @@ class SettingsPress:
     value: str = ""
 
 
-Press = MovePress | PickPress | HandPress | BackPress | DiscardPress | LobbyPress | BoardPress | SettingsPress
+Press = (
+    MovePress
+    | PickPress
+    | HandPress
+    | BackPress
+    | CardsPress
+    | DiscardPress
+    | LobbyPress
+    | BoardPress
+    | SettingsPress
+)
 
 
 def encode(press: Press) -> str:
@@ -103,6 +119,8 @@ def encode(press: Press) -> str:
         data = f"h:{press.table_id}"
     elif isinstance(press, DiscardPress):
         data = f"d:{press.table_id}"
+    elif isinstance(press, CardsPress):
+        data = f"c:{press.table_id}"
     else:
         data = f"b:{press.table_id}"
     if len(data.encode()) > MAX_BYTES:
@@ -137,6 +155,8 @@ def decode(data: str | None) -> Press | None:
             return HandPress(_number(parts[1]))
         if parts[0] == "d" and len(parts) == 2:
             return DiscardPress(_number(parts[1]))
+        if parts[0] == "c" and len(parts) == 2:
+            return CardsPress(_number(parts[1]))
         if parts[0] in ("m", "k") and len(parts) == 4:
             table_id, version = _number(parts[1]), _number(parts[2])
             if parts[0] == "m":

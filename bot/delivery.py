@@ -17,10 +17,14 @@ from dataclasses import dataclass, field
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
+from bot import ephemeral
+
 log = logging.getLogger("bot.outbox")
 
 RefusedHook = Callable[[int], Awaitable[None]]
 MigratedHook = Callable[[int, int], Awaitable[None]]
+# What Telegram says of an edit whose message is gone (deleted, too old, or an ephemeral one it dropped).
+GONE = ("not found", "can't be edited", "message_id_invalid")
 SHOWN_KEPT = 50_000  # messages whose text is remembered; a forgotten one is at worst edited once more
 
 
@@ -28,7 +32,8 @@ SHOWN_KEPT = 50_000  # messages whose text is remembered; a forgotten one is at 
 class Draft:
     """What one message should show now. ``message_id`` None: send it as a new message, which makes the
     phone sound (an edit never does), and then delete ``replaces``: the same message moved to the bottom of
-    the chat with a notification, instead of a second message."""
+    the chat with a notification, instead of a second message. ``receiver``: an ephemeral message in group
+    ``chat_id`` that only this user sees (bot.ephemeral); ``message_id`` is then its ephemeral id."""
 
     chat_id: int
     message_id: int | None
@@ -37,6 +42,7 @@ class Draft:
     thread_id: int | None = None
     reply_to: int | None = None
     replaces: int | None = None
+    receiver: int | None = None
 
 
 @dataclass
@@ -69,13 +75,13 @@ class Delivery:
         self.on_refused = on_refused
         self.on_migrated = on_migrated
         self.clock = clock
-        self._shown: dict[tuple[int, int], tuple[str, object]] = {}  # (chat, message) -> what it shows
+        # (chat, message, receiver or 0) -> what it shows
+        self._shown: dict[tuple[int, int, int], tuple[str, object]] = {}
 
     async def deliver(self, chat: Pace, draft: Draft, again: bool = False) -> int | None:
         """Send or edit; the id of a new message, the edited one's, or None when nothing was sent."""
-        chat_id = draft.chat_id
         shown = (draft.text, draft.keyboard.to_dict() if draft.keyboard else None)
-        if draft.message_id is not None and self._shown.get((chat_id, draft.message_id)) == shown:
+        if draft.message_id is not None and self._shown.get(_where(draft, draft.message_id)) == shown:
             return draft.message_id  # it shows that already: an edit would change nothing
         chat.calls += 1
         try:
@@ -88,7 +94,9 @@ class Delivery:
     async def _call(self, chat: Pace, draft: Draft, shown: tuple[str, object], again: bool) -> int | None:
         chat_id = draft.chat_id
         try:
-            if draft.message_id is None:
+            if draft.receiver is not None:
+                message_id = await self._ephemeral(draft)
+            elif draft.message_id is None:
                 sent = await self.bot.send_message(
                     chat_id,
                     draft.text,
@@ -119,14 +127,12 @@ class Delivery:
         except BadRequest as exc:
             text = exc.message.lower()
             if "not modified" in text and draft.message_id is not None:
-                self._shown[(chat_id, draft.message_id)] = shown
+                self._shown[_where(draft, draft.message_id)] = shown
                 return draft.message_id
-            if (
-                draft.message_id is not None
-                and ("not found" in text or "can't be edited" in text)
-                and not again
-            ):
-                fresh = Draft(chat_id, None, draft.text, draft.keyboard, draft.thread_id)
+            if draft.message_id is not None and any(gone in text for gone in GONE) and not again:
+                fresh = Draft(
+                    chat_id, None, draft.text, draft.keyboard, draft.thread_id, receiver=draft.receiver
+                )
                 return await self.deliver(chat, fresh, again=True)  # gone: sent anew
             log.error("Telegram refused a message in chat %s: %s", chat_id, exc.message)
             return None
@@ -141,15 +147,37 @@ class Delivery:
             log.warning("sending to %s failed (%s); trying again", chat_id, exc)
             chat.blocked_until = self.clock() + (1.0 if not again else 2.0)
             raise TryAgain(failure=True) from None
-        self._shown[(chat_id, message_id)] = shown
+        self._shown[_where(draft, message_id)] = shown
         if len(self._shown) > SHOWN_KEPT:  # memory stays bounded
             self._shown.clear()
         return message_id
 
-    async def delete(self, chat_id: int, message_id: int) -> None:
+    async def _ephemeral(self, draft: Draft) -> int:
+        """Send or edit an in-group message that only ``draft.receiver`` sees."""
+        assert draft.receiver is not None
+        chat_id, receiver = draft.chat_id, draft.receiver
+        if draft.message_id is not None:
+            await ephemeral.edit(self.bot, chat_id, receiver, draft.message_id, draft.text, draft.keyboard)
+            return draft.message_id
+        message_id = await ephemeral.send(
+            self.bot, chat_id, receiver, draft.text, draft.keyboard, draft.thread_id
+        )
+        if draft.replaces is not None:
+            await self.delete(chat_id, draft.replaces, receiver)
+        return message_id
+
+    async def delete(self, chat_id: int, message_id: int, receiver: int | None = None) -> None:
         """Best effort: a message that cannot be deleted any more (gone, too old) just stays."""
-        self._shown.pop((chat_id, message_id), None)
+        self._shown.pop((chat_id, message_id, receiver or 0), None)
         try:
-            await self.bot.delete_message(chat_id, message_id)
+            if receiver is not None:
+                await ephemeral.delete(self.bot, chat_id, receiver, message_id)
+            else:
+                await self.bot.delete_message(chat_id, message_id)
         except TelegramError as exc:
             log.info("could not delete message %s in chat %s: %s", message_id, chat_id, exc)
+
+
+def _where(draft: Draft, message_id: int) -> tuple[int, int, int]:
+    """A message's key among those shown: ephemeral ids are numbered apart from the chat's own."""
+    return (draft.chat_id, message_id, draft.receiver or 0)

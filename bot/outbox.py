@@ -28,9 +28,13 @@ from bot.delivery import Delivery, Draft, MigratedHook, Pace, RefusedHook, TryAg
 
 log = logging.getLogger(__name__)
 
-MessageKind = Literal["table", "hand", "result", "broken"]
-# (kind, table id, seat): ("table", id, -1), ("hand", id, seat), ("result", id, -1), ("broken", id, -1)
+MessageKind = Literal["table", "hand", "cards", "result", "broken"]
+# (kind, table id, seat): ("table", id, -1), ("hand", id, seat) in private, ("cards", id, seat) the same hand in
+# the group (an ephemeral message), ("result", id, -1), ("broken", id, -1)
 Key = tuple[MessageKind, int, int]
+# Whose pace a piece of work keeps: a chat's (its id), or an ephemeral receiver's (``("to", user id)``).
+Lane = int | tuple[str, int]
+EphemeralModel = Literal["receiver", "group"]
 URGENT: frozenset[MessageKind] = frozenset({"result", "broken"})  # told once, and people wait for them
 
 
@@ -46,6 +50,9 @@ class Limits:
     global_window: float = 1.0
     group_redraw: float = 3.0  # seconds between two redraws in a group
     private_redraw: float = 1.0  # ... and in a private chat
+    # How Telegram counts ephemeral messages (it does not say): each receiver as a private chat of its own, or
+    # inside the group's budget. Either way the group's table and replies go before hands.
+    ephemeral: EphemeralModel = "receiver"
 
 
 MAX_FAILURES = 8  # a message somebody waits for is given up after this many failed tries in a row
@@ -81,8 +88,8 @@ class Outbox:
         self.limits = limits or Limits()
         self.clock = clock
         self._delivery = Delivery(bot, on_refused=self._refused_by, on_migrated=on_migrated, clock=clock)
-        self._chats: dict[int, _Chat] = {}
-        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._chats: dict[Lane, _Chat] = {}
+        self._tasks: dict[Lane, asyncio.Task[None]] = {}
         self._budget = Budget(self.limits.global_budget, self.limits.global_window, clock)
         self._refused: set[int] = set()  # chats that answered 403
         self._closed = False
@@ -98,9 +105,19 @@ class Outbox:
         must act on it, so it goes ahead of other redraws when the overall budget is short)."""
         if self._closed or chat_id in self._refused:
             return
-        dirty = self._chat(chat_id).dirty
+        self._mark(chat_id, key, soon)
+
+    def mark_ephemeral(self, chat_id: int, receiver: int, key: Key, *, soon: bool = False) -> None:
+        """As ``mark``, for a message in group ``chat_id`` that only ``receiver`` sees: paced as the limits
+        model says (``Limits.ephemeral``)."""
+        if self._closed or chat_id in self._refused:
+            return
+        self._mark(chat_id if self.limits.ephemeral == "group" else ("to", receiver), key, soon)
+
+    def _mark(self, lane: Lane, key: Key, soon: bool) -> None:
+        dirty = self._chat(lane).dirty
         dirty[key] = dirty.get(key, False) or soon
-        self._kick(chat_id)
+        self._kick(lane)
 
     async def send(
         self,
@@ -160,35 +177,36 @@ class Outbox:
 
     # ------------------------------------------------------------------ one task per chat
 
-    def _chat(self, chat_id: int) -> _Chat:
-        return self._chats.setdefault(chat_id, _Chat())
+    def _chat(self, lane: Lane) -> _Chat:
+        return self._chats.setdefault(lane, _Chat())
 
-    def _kick(self, chat_id: int) -> None:
-        self._chat(chat_id).wake.set()
-        task = self._tasks.get(chat_id)
+    def _kick(self, lane: Lane) -> None:
+        self._chat(lane).wake.set()
+        task = self._tasks.get(lane)
         if task is None or task.done():
-            self._tasks[chat_id] = asyncio.get_running_loop().create_task(self._run(chat_id))
+            self._tasks[lane] = asyncio.get_running_loop().create_task(self._run(lane))
 
-    def _wait(self, chat_id: int, chat: _Chat, redraw: bool) -> float:
+    def _wait(self, lane: Lane, chat: _Chat, redraw: bool) -> float:
         """Seconds until this chat may send the next piece of work (0: now), the overall budget aside."""
         limits, now = self.limits, self.clock()
         while chat.sent and chat.sent[0] <= now - limits.window:
             chat.sent.popleft()
         ready = [chat.blocked_until, (chat.sent[-1] + limits.chat_spacing) if chat.sent else 0.0]
-        if chat_id < 0:
+        group = _is_group(lane)
+        if group:
             budget = limits.group_budget - (limits.reserve if redraw else 0)
             if len(chat.sent) >= budget:
                 ready.append(chat.sent[len(chat.sent) - budget] + limits.window)
         if redraw:
-            spacing = limits.group_redraw if chat_id < 0 else limits.private_redraw
+            spacing = limits.group_redraw if group else limits.private_redraw
             ready.append(chat.last_redraw + spacing)
         return max(0.0, max(ready) - now)
 
-    async def _run(self, chat_id: int) -> None:
-        chat = self._chat(chat_id)
-        while (chat.urgent or chat.dirty) and chat_id not in self._refused and not self._closed:
+    async def _run(self, lane: Lane) -> None:
+        chat = self._chat(lane)
+        while (chat.urgent or chat.dirty) and lane not in self._refused and not self._closed:
             redraw = not chat.urgent and _told_once(chat) is None
-            wait = self._wait(chat_id, chat, redraw)
+            wait = self._wait(lane, chat, redraw)
             if wait > 0:
                 chat.wake.clear()
                 with contextlib.suppress(TimeoutError):  # urgent work arriving cuts a redraw's wait short
@@ -196,7 +214,7 @@ class Outbox:
                 continue
             rank = budget.URGENT if not redraw else budget.SOON if any(chat.dirty.values()) else budget.LATER
             slot, calls = await self._budget.take(rank), chat.calls
-            if chat_id in self._refused or self._closed or not (chat.urgent or chat.dirty):
+            if lane in self._refused or self._closed or not (chat.urgent or chat.dirty):
                 self._budget.done(slot, 0)
                 continue
             waiting = chat.urgent[0] if chat.urgent else None
@@ -207,11 +225,7 @@ class Outbox:
                     message_id = await self._delivery.deliver(chat, waiting[0])
                     self._settle(chat, message_id)
                 else:
-                    key = (
-                        key
-                        or next((k for k, soon in chat.dirty.items() if soon), None)
-                        or next(iter(chat.dirty))
-                    )
+                    key = key or _next_redraw(chat, _is_group(lane))
                     was_soon = chat.dirty.pop(key)
                     found = await self.source(key)
                     message_id = await self._delivery.deliver(chat, found) if found is not None else None
@@ -225,10 +239,10 @@ class Outbox:
                     chat.dirty[key] = chat.dirty.get(key, False) or was_soon  # drawn anew in its turn
                 chat.failures += again.failure
                 if chat.failures > MAX_FAILURES and waiting is not None:
-                    log.error("giving up a message to chat %s after %d failures", chat_id, chat.failures)
+                    log.error("giving up a message to chat %s after %d failures", lane, chat.failures)
                     self._settle(chat, None)
             except Exception:  # one bad message must not stop the chat's other messages
-                log.exception("sending to chat %s failed", chat_id)
+                log.exception("sending to chat %s failed", lane)
                 if waiting is not None:
                     self._settle(chat, None)
             finally:
@@ -240,6 +254,21 @@ class Outbox:
         chat.failures = 0
         if not done.done():
             done.set_result(message_id)
+
+
+def _is_group(lane: Lane) -> bool:
+    return isinstance(lane, int) and lane < 0
+
+
+def _next_redraw(chat: _Chat, group: bool) -> Key:
+    """The redraw to draw next: in a group the table first (hands that share the group's budget wait for
+    it), then a hand somebody must act on, then the rest in the order they were marked."""
+    dirty = chat.dirty
+    if group:
+        table = next((k for k in dirty if k[0] == "table"), None)
+        if table is not None:
+            return table
+    return next((k for k, soon in dirty.items() if soon), None) or next(iter(dirty))
 
 
 def _told_once(chat: _Chat) -> Key | None:

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.callbacks import LobbyPress, encode
+from bot.callbacks import CardsPress, LobbyPress, encode
 from bot.delivery import Draft
 from bot.i18n import Text, language_for, texts
 from bot.outbox import Key, Outbox
@@ -20,7 +20,7 @@ from bot.service import ABANDONED, CLOSED, REMATCH_WINDOW, Redraw, Table, warnin
 from engine.fairness import commitment
 from engine.views import view
 from storage import Storage
-from storage.records import TableRow, TableStatus
+from storage.records import Seat, TableStatus, User
 
 
 class Presenter(Redraw):
@@ -64,8 +64,27 @@ class Presenter(Redraw):
         to_act = game.to_act() if game is not None and not game.over and not closed else ()
         for seat in live.row.seats:
             # A table that ended without a result only corrects the hand messages it had sent.
-            if seat.user_id is not None and (not closed or seat.hand_message_id is not None):
-                self.outbox.mark(seat.user_id, ("hand", table_id, seat.seat), soon=seat.seat in to_act)
+            self._mark_hand(live, seat.seat, soon=seat.seat in to_act, sent_only=closed)
+
+    def _mark_hand(self, live: Table, seat: int, *, soon: bool = False, sent_only: bool = False) -> None:
+        """Mark the seat's hand where its player holds it: in private, in the group, or both."""
+        at = live.row.seats[seat]
+        if at.user_id is None:
+            return
+        private, group = self._places(at)
+        if private and (not sent_only or at.hand_message_id is not None):
+            self.outbox.mark(at.user_id, ("hand", live.id, seat), soon=soon)
+        if group and (not sent_only or at.group_hand_id is not None):
+            self.outbox.mark_ephemeral(live.row.chat_id, at.user_id, ("cards", live.id, seat), soon=soon)
+
+    def _places(self, at: Seat) -> tuple[bool, bool]:
+        """Whether the seat's hand is shown in private and in the group. The user's record is read from the
+        cache only (marking never waits on the database): if it is not there, both are marked, and each
+        draft decides from the record itself."""
+        user = self.storage.users.cached(at.user_id) if at.user_id is not None else None
+        if user is None:
+            return True, True
+        return _in_private(user), _in_group(user, at)
 
     def result(self, table_id: int) -> None:
         live = self._live(table_id)
@@ -83,9 +102,7 @@ class Presenter(Redraw):
             return
         self.table_message(table_id)
         for seat in live.game.to_act():
-            user = live.row.seats[seat].user_id
-            if user is not None:
-                self.outbox.mark(user, ("hand", table_id, seat))
+            self._mark_hand(live, seat)
 
     def warn(self, table_id: int, seat: int) -> None:
         self._hand(table_id, seat, soon=True)
@@ -93,11 +110,16 @@ class Presenter(Redraw):
     def hand(self, table_id: int, seat: int) -> None:
         self._hand(table_id, seat)
 
-    def _hand(self, table_id: int, seat: int, *, soon: bool = False) -> None:
+    def cards(self, table_id: int, seat: int) -> None:
         live = self._live(table_id)
         user = live.row.seats[seat].user_id if live is not None else None
-        if user is not None:
-            self.outbox.mark(user, ("hand", table_id, seat), soon=soon)
+        if live is not None and user is not None:
+            self.outbox.mark_ephemeral(live.row.chat_id, user, ("cards", table_id, seat), soon=True)
+
+    def _hand(self, table_id: int, seat: int, *, soon: bool = False) -> None:
+        live = self._live(table_id)
+        if live is not None:
+            self._mark_hand(live, seat, soon=soon)
 
     async def table_now(self, table_id: int) -> None:
         """Redraw the table message at once, ahead of the coalesced redraws: a lobby press someone waits on."""
@@ -123,11 +145,6 @@ class Presenter(Redraw):
     def _names(live: Table, t: Text) -> list[str]:
         return seat_names(live.names, [s.user_id is None for s in live.row.seats], t)
 
-    def deep_link(self, table: TableRow) -> str:
-        """The link that seats a player who has not started the bot yet: its token is shown only in the
-        table's own chat, and it seats members of that chat only."""
-        return f"https://t.me/{self.bot_username}?start=join_{table.join_token}"
-
     # ------------------------------------------------------------------ drafts
 
     async def draft(self, key: Key) -> Draft | None:
@@ -135,8 +152,8 @@ class Presenter(Redraw):
         live = self._live(table_id)
         if live is None:
             return None
-        if kind == "hand":
-            return await self._hand_draft(live, seat)
+        if kind in ("hand", "cards"):
+            return await self._hand_draft(live, seat, group=kind == "cards")
         t = await self.group_text(live.row.chat_id)
         thread = live.row.thread_id or None
         if kind == "broken":
@@ -194,24 +211,38 @@ class Presenter(Redraw):
         row = live.game_row
         sealed = commitment(row.salt, row.deck) if row and row.salt and row.deck else None
         text = table_text(view(live.game), names, t, seconds_left=seconds, recent=recent, commitment=sealed)
-        cards = InlineKeyboardButton("🃏", url=f"https://t.me/{self.bot_username}")
+        cards = InlineKeyboardButton(t("table.my_cards"), callback_data=encode(CardsPress(live.id)))
         return text, None if live.game.over else InlineKeyboardMarkup([[cards]])
 
-    async def _hand_draft(self, live: Table, seat: int) -> Draft | None:
-        user_id = live.row.seats[seat].user_id
-        user = await self.storage.users.get(user_id) if user_id is not None else None
-        if user is None or user.blocked:  # nothing reaches a user who blocked the bot until they write again
+    async def _hand_draft(self, live: Table, seat: int, *, group: bool) -> Draft | None:
+        """A player's hand: in their private chat, or (``group``) in the table's group, seen only by them."""
+        at = live.row.seats[seat]
+        user = await self.storage.users.get(at.user_id) if at.user_id is not None else None
+        if user is None:
             return None
+        wanted = (_in_group(user, at) or live.screen(seat).group.asked) if group else _in_private(user)
+        if not wanted:
+            return None  # not where this player holds their cards
         t = await self.user_text(user.id)
         title = live.chat_title or str(live.row.chat_id)
-        message_id = live.row.seats[seat].hand_message_id
+        message_id = at.group_hand_id if group else at.hand_message_id
+
+        def draft(text: str, keyboard: InlineKeyboardMarkup | None, replaces: int | None = None) -> Draft:
+            shown = None if replaces is not None else message_id
+            if group:
+                thread = live.row.thread_id or None
+                return Draft(
+                    live.row.chat_id, shown, text, keyboard, thread, replaces=replaces, receiver=user.id
+                )
+            return Draft(user.id, shown, text, keyboard, replaces=replaces)
+
         if live.row.status in CLOSED or (live.game is not None and live.game.over):
             live.forget_screens()  # nothing will ring for these hands again
         if live.row.status in CLOSED:
             ended = "hand.cancelled" if live.row.status is TableStatus.CANCELLED else "hand.broken"
             if live.row.broken_reason == ABANDONED:
                 ended = "hand.abandoned"
-            return Draft(user.id, message_id, hand_closed(t, title, t(ended)), None)
+            return draft(hand_closed(t, title, t(ended)), None)
         if live.game is None:
             return None
         game = live.game
@@ -220,7 +251,7 @@ class Presenter(Redraw):
             text = hand_over(
                 v, self._names(live, t), t, title, rating=live.ratings.get(seat), link=self.result_link(live)
             )
-            return Draft(user.id, message_id, text, None)
+            return draft(text, None)
         selected = live.screen(seat).selected
         clock = None
         # A decided game is finished for its defender in a moment (docs/rules.md §7): no timer, no sound.
@@ -233,10 +264,9 @@ class Presenter(Redraw):
         text = hand_text(v, self._names(live, t), t, title, selected=selected, clock=clock, last=last)
         keyboard = hand_keyboard(v, live.row.id, t, selected=selected)
         state = "auto" if v.seats[seat].auto else "clock" if on_clock else "idle"
-        replaces = live.ring(seat, message_id, state)
-        if replaces is not None:
-            return Draft(user.id, None, text, keyboard, replaces=replaces)
-        return Draft(user.id, message_id, text, keyboard)
+        # In the group the hand sounds only for a player who holds it nowhere else: one sound a turn.
+        sounds = not group or not _in_private(user)
+        return draft(text, keyboard, live.ring(seat, message_id, state, group=group, sounds=sounds))
 
     def result_link(self, live: Table) -> str | None:
         """A link to the result message in the group (Telegram links messages of supergroups only)."""
@@ -245,3 +275,14 @@ class Presenter(Redraw):
         if row is None or not row.result_message_id or not chat.startswith("-100") or len(chat) <= 4:
             return None
         return f"https://t.me/c/{chat[4:]}/{row.result_message_id}"
+
+
+def _in_private(user: User) -> bool:
+    """The bot shows this user's hand in their private chat (nothing reaches one who blocked the bot until
+    they write to it again: their hand is in the group meanwhile)."""
+    return user.cards_place in ("private", "both") and user.started and not user.blocked
+
+
+def _in_group(user: User, at: Seat) -> bool:
+    """... and in the group: as they chose, or because they asked for it there ("🃏 My cards")."""
+    return user.cards_place != "private" or at.group_hand_id is not None or not _in_private(user)

@@ -167,6 +167,13 @@ MIGRATIONS: list[str] = [
         alive_until REAL NOT NULL
     );
     """,
+    # 6: cards in the group. Where a player wants their hand (NULL: in private if they started the bot,
+    # else in the group), and the in-group hand a seat was last sent (an ephemeral message's id: the bot edits
+    # it, and deletes it when it sends a fresh one).
+    """
+    ALTER TABLE users ADD COLUMN cards TEXT CHECK (cards IS NULL OR cards IN ('private', 'group', 'both'));
+    ALTER TABLE seats ADD COLUMN group_hand_id INTEGER;
+    """,
 ]
 
 # PostgreSQL runs the same steps, translated by these rules (the only place the two schemas differ): 64-bit

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
@@ -11,6 +12,10 @@ from engine import Options
 
 class _Record(BaseModel):
     model_config = ConfigDict(frozen=True)
+
+
+CardsPlace = Literal["private", "group", "both"]
+CARDS_PLACES: tuple[CardsPlace, ...] = get_args(CardsPlace)
 
 
 class User(_Record):
@@ -22,6 +27,15 @@ class User(_Record):
     language: str | None = None
     started: bool = False
     blocked: bool = False
+    cards: CardsPlace | None = None  # where they want their hand; None: see ``cards_place``
+
+    @property
+    def cards_place(self) -> CardsPlace:
+        """Where their hand is shown: as they chose; by default in private if the bot may write to them there,
+        else in the group (seen only by them)."""
+        if self.cards is not None:
+            return self.cards
+        return "private" if self.started and not self.blocked else "group"
 
     @property
     def display_name(self) -> str:
@@ -53,6 +67,7 @@ class Seat(_Record):
     user_id: int | None  # None: a bot seated from the start
     bot_level: str | None = None
     hand_message_id: int | None = None
+    group_hand_id: int | None = None  # the in-group hand (an ephemeral message) sent last
 
     @property
     def is_bot(self) -> bool:

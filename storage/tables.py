@@ -38,6 +38,7 @@ def _table(row: Row, seats: Sequence[Row]) -> TableRow:
                 user_id=s["user_id"],
                 bot_level=s["bot_level"],
                 hand_message_id=s["hand_message_id"],
+                group_hand_id=s["group_hand_id"],
             )
             for s in seats
         ),
@@ -165,6 +166,12 @@ class Tables:
     async def set_hand_message(self, table_id: int, seat: int, message_id: int | None) -> None:
         await self.db.execute(
             "UPDATE seats SET hand_message_id = ? WHERE table_id = ? AND seat = ?",
+            (message_id, table_id, seat),
+        )
+
+    async def set_group_hand(self, table_id: int, seat: int, message_id: int | None) -> None:
+        await self.db.execute(
+            "UPDATE seats SET group_hand_id = ? WHERE table_id = ? AND seat = ?",
             (message_id, table_id, seat),
         )
 

@@ -6,7 +6,7 @@ import time
 from collections.abc import Sequence
 
 from storage.db import Database, record
-from storage.records import Seat, User
+from storage.records import CardsPlace, Seat, User
 
 
 class Users:
@@ -44,6 +44,10 @@ class Users:
         self._cache[user_id] = found = record(User, row)
         return found
 
+    def cached(self, user_id: int) -> User | None:
+        """The record if it is in the cache (no I/O; None if it is not)."""
+        return self._cache.get(user_id)
+
     async def seat_names(self, seats: Sequence[Seat]) -> list[str]:
         """The name of each seat's player as Telegram gave it; "" for an added bot (the bot names it in each
         reader's language)."""
@@ -72,6 +76,13 @@ class Users:
     async def set_blocked(self, user_id: int, blocked: bool = True) -> None:
         await self.db.execute(
             "UPDATE users SET blocked = ?, updated_at = ? WHERE id = ?", (int(blocked), time.time(), user_id)
+        )
+        await self._changed(user_id)
+
+    async def set_cards(self, user_id: int, cards: CardsPlace | None) -> None:
+        """Where they want their hand shown: in private, in the group (seen only by them), or both."""
+        await self.db.execute(
+            "UPDATE users SET cards = ?, updated_at = ? WHERE id = ?", (cards, time.time(), user_id)
         )
         await self._changed(user_id)
 

@@ -27,9 +27,9 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add = application.add_handler
     # Before anything else: record who wrote and where (group -1 runs first, for every update).
     add(TypeHandler(Update, common_record), group=-1)
-    # Private chat: /start, with a deep-link payload to join a table; the language of private messages.
+    # Private chat: /start, with a deep-link payload to join a table; your language and where your cards are.
     add(CommandHandler("start", private.start, filters=private_chat))
-    add(CommandHandler("language", preferences.language_command, filters=private_chat))
+    add(CommandHandler(["language", "settings"], preferences.language_command, filters=private_chat))
     # A group's table: open one, take or leave a seat, deal, cancel.
     add(CommandHandler("newgame", lobby.new_game, filters=groups))
     add(CommandHandler(["join", "leave", "startgame", "cancel"], lobby.table_command, filters=groups))
@@ -41,7 +41,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(CommandHandler("replay", replays.replay_command, filters=groups))
     add(CommandHandler("settings", preferences.settings_command, filters=groups))
     # Group commands sent in private get told where they work; the bot added to or removed from a group.
-    group_commands = ["newgame", "join", "leave", "startgame", "cancel", "replay", "settings"]
+    group_commands = ["newgame", "join", "leave", "startgame", "cancel", "replay"]
     add(CommandHandler(group_commands, private.group_only, filters=private_chat))
     add(ChatMemberHandler(membership.my_membership, ChatMemberHandler.MY_CHAT_MEMBER))
     # Buttons, one handler per kind of callback data (bot.callbacks); the last one answers everything else.
@@ -49,6 +49,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(CallbackQueryHandler(play.pick_press, pattern=r"^[kh]:"))
     add(CallbackQueryHandler(play.back_press, pattern=r"^b:"))
     add(CallbackQueryHandler(play.discard_press, pattern=r"^d:"))
+    add(CallbackQueryHandler(play.cards_press, pattern=r"^c:"))
     add(CallbackQueryHandler(lobby.lobby_press, pattern=r"^L:"))
     add(CallbackQueryHandler(boards.board_press, pattern=r"^T:"))
     add(CallbackQueryHandler(preferences.settings_press, pattern=r"^S:"))

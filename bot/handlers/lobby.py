@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from telegram import Message, Update
+from telegram import Update
 
 from bot.callbacks import LobbyPress
-from bot.deps import Deps
 from bot.handlers.common import Context, alert, answer, asked, is_admin, pressed, reply, thread_of
-from bot.i18n import Text
 from bot.render.lobby import option_label
 from bot.service import Outcome, Refusal, Table
 from engine import Options
@@ -25,11 +23,8 @@ async def new_game(update: Update, context: Context) -> None:
     outcome = await d.service.open_lobby(
         message.chat_id, thread_of(message), user, message.chat.title or "", options
     )
-    t = await d.presenter.group_text(message.chat_id)
     if not outcome.ok:
-        await reply(d, message, alert(t, outcome))
-    elif not user.started and outcome.table_id is not None:  # seated; the link lets the bot send the cards
-        await _show_link(d, message, t, outcome.table_id)
+        await reply(d, message, alert(await d.presenter.group_text(message.chat_id), outcome))
 
 
 async def table_command(update: Update, context: Context) -> None:
@@ -45,9 +40,7 @@ async def table_command(update: Update, context: Context) -> None:
         return
     command = message.text.split()[0].split("@")[0].lstrip("/") if message.text else ""
     outcome = await _lobby_action(context, user, live, command)
-    if outcome is None:  # /join by a user the bot may not message yet
-        await _show_link(d, message, t, live.id)
-    elif not outcome.ok:
+    if not outcome.ok:
         await reply(d, message, alert(t, outcome))
 
 
@@ -65,18 +58,17 @@ async def lobby_press(update: Update, context: Context) -> None:
         await answer(query, t, Outcome.refused(Refusal.OTHER_CHAT))
         return
     if press.action == "rematch":
-        outcome: Outcome | None = await d.service.rematch(press.table_id, user)
+        outcome = await d.service.rematch(press.table_id, user)
     elif press.action in ("options", "done"):
         outcome = await table.toggle_options(user.id, await _admin(context, table, user))
     elif press.action == "set":
         outcome = await table.set_option(user.id, await _admin(context, table, user), press.option)
     else:
         outcome = await _lobby_action(context, user, table, press.action)
-    if outcome is None:  # Join by a user the bot may not message yet: open the private chat first
-        await query.answer(url=_link(d, press.table_id))
-        return
     if outcome.ok and outcome.options is not None and press.option in CHOICES:
         await query.answer(option_label(outcome.options, press.option, t))  # the value this press set
+    elif outcome.ok and press.action == "join" and user.cards_place == "group":
+        await query.answer(t("alert.cards_in_group"))  # no private chat needed: where the cards will be
     else:
         await answer(query, t, outcome)
     if outcome.ok and press.action != "rematch":
@@ -89,10 +81,11 @@ async def _admin(context: Context, table: Table, user: User) -> bool:
     return user.id != table.row.creator_id and await is_admin(context, table.row.chat_id, user.id)
 
 
-async def _lobby_action(context: Context, user: User, table: Table, action: str) -> Outcome | None:
-    """Join, leave, deal, cancel or add a bot; None: a join by a user the bot may not message yet."""
+async def _lobby_action(context: Context, user: User, table: Table, action: str) -> Outcome:
+    """Join, leave, deal, cancel or add a bot. Anyone may join: who has not started the bot privately
+    holds their cards in the group (bot.ephemeral)."""
     if action == "join":
-        return await table.join(user) if user.started else None
+        return await table.join(user)
     if action == "leave":
         return await table.leave(user.id)
     if action not in ("startgame", "start", "cancel", "bot"):
@@ -103,17 +96,3 @@ async def _lobby_action(context: Context, user: User, table: Table, action: str)
     if action == "bot":
         return await table.add_bot(user.id, admin)
     return await table.start(user.id, admin)
-
-
-async def _show_link(d: Deps, message: Message, t: Text, table_id: int) -> None:
-    """Reply with the table's deep link, remembered so that it is edited once somebody used it."""
-    shown = await reply(d, message, t("alert.start_private", link=_link(d, table_id)))
-    table = d.service.table(table_id)
-    if shown is not None and table is not None:
-        await table.link_shown(shown)
-
-
-def _link(d: Deps, table_id: int) -> str:
-    table = d.service.table(table_id)
-    assert table is not None
-    return d.presenter.deep_link(table.row)

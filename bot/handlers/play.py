@@ -1,11 +1,12 @@
-"""Play in the private chat: a move, the two steps of a cover (pick a card, back to the hand), "I'm back",
-and the list of discarded cards."""
+"""Play: a move, the two steps of a cover (pick a card, back to the hand), "I'm back" and the list of
+discarded cards, pressed under a hand in private or in the group (the same buttons, the same answers), and
+"🃏 My cards" under the table."""
 
 from __future__ import annotations
 
 from telegram import Update
 
-from bot.callbacks import BackPress, DiscardPress, HandPress, MovePress, PickPress
+from bot.callbacks import BackPress, CardsPress, DiscardPress, HandPress, MovePress, PickPress
 from bot.handlers.common import Context, answer, pressed
 from bot.render.hand import discard_text
 from bot.service import Outcome, Refusal
@@ -24,6 +25,17 @@ async def back_press(update: Update, context: Context) -> None:
     if found is not None:
         d, query, user, t, press = found
         await answer(query, t, await d.service.reclaim(press.table_id, user.id))
+
+
+async def cards_press(update: Update, context: Context) -> None:
+    """ "🃏 My cards": the presser's hand comes afresh in the group, seen only by them; anyone not playing at
+    the table is told so."""
+    found = await pressed(update, context, CardsPress)
+    if found is not None:
+        d, query, user, t, press = found
+        table = d.service.table(press.table_id)
+        outcome = await table.show_cards(user.id) if table is not None else Outcome.refused(Refusal.NO_TABLE)
+        await answer(query, t, outcome)
 
 
 async def pick_press(update: Update, context: Context) -> None:

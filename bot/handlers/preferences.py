@@ -1,5 +1,5 @@
-"""Preferences: /language (a user's private messages) and /settings (a group's language and default options,
-admins only), with their buttons (``S:``)."""
+"""Preferences: /language (in private, also as /settings: a user's language and where their cards are shown)
+and /settings in a group (its language and default options, admins only), with their buttons (``S:``)."""
 
 from __future__ import annotations
 
@@ -9,18 +9,19 @@ from bot.callbacks import SettingsPress
 from bot.deps import Deps
 from bot.handlers.common import Context, asked, is_admin, pressed, reply, show
 from bot.i18n import LANGUAGES
-from bot.render.settings_menu import group_menu, language_menu
+from bot.render.settings_menu import group_menu, user_menu
 from engine import Options
 from engine.options import CHOICES, cycle
-from storage.records import User
+from storage.records import CARDS_PLACES, User
 
 
 async def language_command(update: Update, context: Context) -> None:
-    """/language in private: the language of the bot's private messages to you."""
+    """/language (or /settings) in private: the language of the bot's messages to you, and where your cards
+    are during a game."""
     found = await asked(update, context)
     if found is not None:
         d, message, user = found
-        text, keyboard = language_menu(await d.presenter.user_text(user.id))
+        text, keyboard = user_menu(await d.presenter.user_text(user.id), user.cards_place)
         await reply(d, message, text, keyboard)
 
 
@@ -47,21 +48,25 @@ async def settings_press(update: Update, context: Context) -> None:
     if query.message is None:
         await query.answer()
     elif press.scope == "u":
-        await _own_language(d, query, user, press)
+        await _own_settings(d, query, user, press)
     elif query.message.chat.id > 0 or not await is_admin(context, query.message.chat.id, user.id):
         await query.answer(t("settings.admins_only"), show_alert=True)
     else:
         await _group_settings(d, query, query.message.chat.id, press)
 
 
-async def _own_language(d: Deps, query: CallbackQuery, user: User, press: SettingsPress) -> None:
-    if press.value not in LANGUAGES:
+async def _own_settings(d: Deps, query: CallbackQuery, user: User, press: SettingsPress) -> None:
+    if press.what == "lang" and press.value in LANGUAGES:
+        await d.storage.users.set_language(user.id, press.value)
+    elif press.what == "cards" and press.value in CARDS_PLACES:
+        await d.storage.users.set_cards(user.id, press.value)
+    else:
         await query.answer()
         return
-    await d.storage.users.set_language(user.id, press.value)
     t = await d.presenter.user_text(user.id)
     await query.answer(t("settings.saved"))
-    await show(d, query, *language_menu(t))
+    found = await d.storage.users.get(user.id)
+    await show(d, query, *user_menu(t, found.cards_place if found else user.cards_place))
 
 
 async def _group_settings(d: Deps, query: CallbackQuery, chat_id: int, press: SettingsPress) -> None:

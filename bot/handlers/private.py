@@ -10,7 +10,6 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from bot.deps import Deps, settings_of
 from bot.handlers.common import Context, alert, deps, reply, text_for_chat, user_of
 from bot.i18n import Text
-from bot.render.group import short
 from bot.service import Refusal
 from storage.records import LIVE, User
 
@@ -59,12 +58,6 @@ async def _join_by_link(d: Deps, user: User, token: str, t: Text) -> str:
     title = html.escape(chat.title if chat and chat.title else "")
     if not (outcome.ok or outcome.refusal is Refusal.ALREADY_SEATED):
         return alert(t, outcome)
-    live = d.service.table(table.id)
-    shown = await live.links_used() if live is not None else []
-    if shown:  # the link did its job: the group's messages say so, without it
-        used = (await d.presenter.group_text(table.chat_id))("alert.link_used", name=short(user.display_name))
-        for message_id in shown:
-            await d.outbox.send(table.chat_id, used, message_id=message_id)
     return t("alert.joined", chat=title)
 
 

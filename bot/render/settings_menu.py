@@ -1,5 +1,5 @@
-"""/language (a user's private language) and /settings (a group's language and default table options):
-pure rendering of the menus; the handlers store the choices."""
+"""/language (a user's own settings: their language and where their cards are) and /settings (a group's
+language and default table options): pure rendering of the menus; the handlers store the choices."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from bot.i18n import LANGUAGES, Text
 from bot.render.lobby import option_label, summary
 from engine import Options, Variant
 from engine.options import CHOICES, TRANSFER_ONLY
+from storage.records import CARDS_PLACES, CardsPlace
 
 LANGUAGE_NAMES = {"ru": "Русский", "uk": "Українська", "en": "English"}
 
@@ -24,8 +25,15 @@ def _language_row(scope: SettingsScope, current: str) -> list[InlineKeyboardButt
     ]
 
 
-def language_menu(t: Text) -> tuple[str, InlineKeyboardMarkup]:
-    return t("settings.language"), InlineKeyboardMarkup([_language_row("u", t.language)])
+def user_menu(t: Text, cards: CardsPlace) -> tuple[str, InlineKeyboardMarkup]:
+    places = [
+        InlineKeyboardButton(
+            ("• " if place == cards else "") + t(f"settings.cards_{place}"),
+            callback_data=encode(SettingsPress("u", "cards", place)),
+        )
+        for place in CARDS_PLACES
+    ]
+    return t("settings.language"), InlineKeyboardMarkup([_language_row("u", t.language), places])
 
 
 def group_menu(t: Text, options: Options) -> tuple[str, InlineKeyboardMarkup]:

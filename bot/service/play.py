@@ -57,6 +57,19 @@ class Playing(TableState):
             seat = self.seat_in_game(user_id)
             return Outcome.refused(seat) if isinstance(seat, Refusal) else await self._act(seat, RECLAIM)
 
+    async def show_cards(self, user_id: int) -> Outcome:
+        """ "🃏 My cards" under the table: the player's hand comes afresh in the group, seen only by them (the
+        one before it deleted), so that a hand lost while they were offline is one press away."""
+        async with self.lock:
+            seat = self.seat_in_game(user_id)
+            if isinstance(seat, Refusal):
+                return Outcome.refused(Refusal.NOT_SEATED if seat is Refusal.NOT_YOURS else seat)
+            if self.game is None or self.game.over:
+                return Outcome.refused(Refusal.STALE)
+            self.screen(seat).group.asked = True
+            self.env.redraw.cards(self.id, seat)
+        return Outcome(True, table_id=self.id)
+
     async def pick(self, user_id: int, version: int | None, card: int | None) -> Outcome:
         """The first step of a cover with a card that could beat several attack cards (the keyboard then
         asks which), or, with ``card`` None, back to the hand. Only the player's screen changes."""
@@ -87,12 +100,11 @@ class Playing(TableState):
             if left <= warning_before(self.row.options.move_timer) + 0.5:
                 for seat in game.to_act():
                     at = self.row.seats[seat]
-                    if (
-                        game.would_miss(seat)
-                        and not self.is_bot_seat(seat)
-                        and at.hand_message_id is not None
-                    ):
-                        self.screen(seat).ringing = at.hand_message_id
+                    if game.would_miss(seat) and not self.is_bot_seat(seat):
+                        if at.hand_message_id is not None:
+                            self.fresh(seat, at.hand_message_id, group=False)
+                        if at.group_hand_id is not None:
+                            self.fresh(seat, at.group_hand_id, group=True)
                         self.env.redraw.warn(self.id, seat)
             self.env.redraw.clock(self.id)
             self._next_tick()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.service.contracts import RECENT, RETRY_FIRST, RETRY_MAX, STALL_BOUTS, Env
 from engine import Event, Game, Result
@@ -23,12 +23,14 @@ log = logging.getLogger(__name__)
 async def store_message_id(
     storage: Storage, kind: str, table_id: int, seat: int, message_id: int, game_id: int | None
 ) -> bool:
-    """Write the id of a table, hand or result message sent anew (a restart edits it); False: nothing to
+    """Write the id of a table, hand (private or in-group) or result message sent anew (a restart edits it); False: nothing to
     write (a result of no game)."""
     if kind == "table":
         await storage.tables.set_message(table_id, message_id)
     elif kind == "hand":
         await storage.tables.set_hand_message(table_id, seat, message_id)
+    elif kind == "cards":
+        await storage.tables.set_group_hand(table_id, seat, message_id)
     elif kind == "result" and game_id is not None:
         await storage.games.set_result_message(game_id, message_id)
     else:
@@ -37,14 +39,23 @@ async def store_message_id(
 
 
 @dataclass
+class Ring:
+    """What one hand message showed last, and whether it is to be sent anew (which sounds)."""
+
+    # "clock" (the table waits for them), "auto" (a bot plays it) or "idle".
+    shown: str | None = None
+    ringing: int | None = None  # the message to replace with a new one
+    asked: bool = False  # its player asked for it afresh ("🃏 My cards"): sent anew whatever it shows
+
+
+@dataclass
 class Screen:
-    """One player's hand message as the table last drew it: state of the screen, not of the game, and gone
-    with the table."""
+    """One player's hand as the table last drew it, in private (``private``) and in the group (``group``):
+    state of the screen, not of the game, and gone with the table."""
 
     selected: int | None = None  # a card picked to cover with, while the keyboard asks which attack card
-    # What the hand showed last: "clock" (the table waits for them), "auto" (a bot plays it) or "idle".
-    shown: str | None = None
-    ringing: int | None = None  # the hand message to replace with a new one, which makes the phone sound
+    private: Ring = field(default_factory=Ring)
+    group: Ring = field(default_factory=Ring)
 
 
 class TableState:
@@ -70,7 +81,6 @@ class TableState:
         self.rematch_open = True  # a finished game's result still offers a rematch
         self.loser: tuple[int | None, int] | None = None  # rematch: the last durak (user id or None, seat)
         self.failures = 0  # database writes that failed in a row (the retry backs off)
-        self.links: list[int] = []  # group messages showing the deep link (edited once it is used)
         self.screens: dict[int, Screen] = {}  # seat -> its player's hand message
         # A game nobody plays: the discard and the seats out as last seen, and the bout they were seen at.
         self._progress: tuple[int, int, int] = (-1, -1, 0)
@@ -176,10 +186,10 @@ class TableState:
         async with self.lock:
             if kind == "table":
                 self.row = self.row.model_copy(update={"message_id": message_id})
-            elif kind == "hand":
+            elif kind in ("hand", "cards"):
+                field = "hand_message_id" if kind == "hand" else "group_hand_id"
                 seats = tuple(
-                    s.model_copy(update={"hand_message_id": message_id}) if s.seat == seat else s
-                    for s in self.row.seats
+                    s.model_copy(update={field: message_id}) if s.seat == seat else s for s in self.row.seats
                 )
                 self.row = self.row.model_copy(update={"seats": seats})
             elif self.game_row is not None:
@@ -190,19 +200,33 @@ class TableState:
         """The game is over or the table closed: no hand will sound again."""
         self.screens.clear()
 
-    def ring(self, seat: int, message_id: int | None, state: str) -> int | None:
-        """A hand is drawn showing ``state``: the hand message to replace with a new one (which sounds), or
-        None to edit it in place. A hand sounds when the table starts waiting for its player, when a bot
-        takes the seat, and at the warning before a missed move."""
-        screen = self.screen(seat)
-        before, screen.shown = screen.shown, state
+    def ring(
+        self, seat: int, message_id: int | None, state: str, *, group: bool = False, sounds: bool = True
+    ) -> int | None:
+        """A hand is drawn showing ``state`` (in the group if ``group``): the hand message to replace with a new
+        one (which sounds), or None to edit it in place. A hand sounds when the table starts waiting for its
+        player, when a bot takes the seat, and at the warning before a missed move; one that does not
+        ``sounds`` (the in-group hand of a player whose private hand sounds) is only ever edited, unless its
+        player asked for it afresh (``Ring.asked``)."""
+        ring = self.screen(seat).group if group else self.screen(seat).private
+        before, ring.shown = ring.shown, state
+        asked, ring.asked = ring.asked, False
         if message_id is None:
             return None  # the first hand is a new message anyway
-        if state != before and state in ("clock", "auto"):
-            screen.ringing = message_id
-        if screen.ringing is None:
+        if asked:
+            ring.ringing = None
+            return message_id
+        if sounds and state != before and state in ("clock", "auto"):
+            ring.ringing = message_id
+        if ring.ringing is None:
             return None
-        if screen.ringing != message_id or state == "idle":  # replaced already, or nothing asked of them
-            screen.ringing = None
+        if ring.ringing != message_id or (state == "idle" and sounds):  # replaced already, or nothing asked
+            ring.ringing = None
             return None
-        return screen.ringing
+        return ring.ringing
+
+    def fresh(self, seat: int, message_id: int, *, group: bool) -> None:
+        """The hand is to be sent anew at its next redraw if it still asks something of its player (the
+        warning before a missed move)."""
+        ring = self.screen(seat).group if group else self.screen(seat).private
+        ring.ringing = message_id

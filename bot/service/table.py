@@ -209,16 +209,3 @@ class Table(Playing):
             seats = self.row.seats
             return old_seat if old_seat < len(seats) and seats[old_seat].user_id is None else None
         return self.seat_of(user_id)
-
-    # ------------------------------------------------------------------ the deep link
-
-    async def link_shown(self, message_id: int) -> None:
-        """A group message shows the table's deep link: it is edited once somebody used it."""
-        async with self.lock:
-            self.links.append(message_id)
-
-    async def links_used(self) -> list[int]:
-        """The deep link was used: the group messages that showed it, to be edited (each once)."""
-        async with self.lock:
-            used, self.links = self.links, []
-            return used

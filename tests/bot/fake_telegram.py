@@ -5,6 +5,13 @@ chat, edits, "message is not modified", answerCallbackQuery once, 403 for users 
 the 4096-character limit (counted after the HTML is parsed, as Telegram does) and the 64-byte one, 429 with
 retry_after on demand, group membership (getChatMember says "left" for a stranger), 403 from a group that
 removed the bot, and a log of every send and edit per chat, with its text, for rate and content checks. Simulated users send commands and press the buttons they are shown.
+
+Ephemeral messages (Bot API 10.2) too: a message in a group that only its receiver sees, edited and deleted
+by the bot with (chat, receiver, ephemeral id). What the server holds and what each client shows are kept
+apart: a client that is ``offline`` misses sends, edits and deletions made meanwhile (the server still says
+ok), and one too old (``old_clients``) never shows any. ``visible(user, chat)`` is what a user's screen
+shows in a chat, for leak checks. Telegram does not say how ephemeral messages count against its limits:
+``ephemeral_limits`` picks a model, each receiver paced as a private chat of its own or inside the group's.
 """
 
 from __future__ import annotations
@@ -52,6 +59,11 @@ class Message:
     reply_to: int | None = None  # the message this one answers
     at: float = 0.0  # when it was sent (time.monotonic())
     table_id: int | None = None  # tests remember the lobby's table here: the buttons go once the game starts
+    receiver: int | None = None  # an ephemeral message: the one user who sees it
+    # An ephemeral message as its receiver's client shows it (None: not shown), which can lag behind the
+    # server's text and markup above while the client is offline; ``gone``: deleted on the server.
+    seen: tuple[str, dict[str, Any] | None] | None = None
+    gone: bool = False
 
     def buttons(self) -> list[tuple[str, str]]:
         if not self.reply_markup:
@@ -72,6 +84,7 @@ class Sent:
     text: str = ""
     sound: bool = False  # a new message without disable_notification: the phone sounds (an edit never does)
     markup: dict[str, Any] | None = None
+    receiver: int | None = None  # an ephemeral message's receiver
 
 
 @dataclass(frozen=True)
@@ -86,7 +99,13 @@ class RateLimits:
     scale_retry: bool = False
 
 
-SENDS = ("sendMessage", "editMessageText", "editMessageReplyMarkup")
+SENDS = (
+    "sendMessage",
+    "editMessageText",
+    "editMessageReplyMarkup",
+    "editEphemeralMessageText",
+    "editEphemeralMessageReplyMarkup",
+)
 
 
 @dataclass
@@ -118,7 +137,11 @@ class FakeTelegram:
     calls: Counter[str] = field(default_factory=Counter)  # Bot API calls by method, refused ones included
     served: str | None = None  # the Bot API base URL while served over HTTP (see serve)
     too_early: list[tuple[int, str]] = field(default_factory=list)  # sends before a 429's retry_after ran out
-    _blocked_until: dict[int, float] = field(default_factory=dict)
+    _blocked_until: dict[object, float] = field(default_factory=dict)
+    ephemeral: dict[int, dict[int, Message]] = field(default_factory=dict)  # per group, by ephemeral id
+    offline: set[int] = field(default_factory=set)  # users whose clients receive nothing ephemeral now
+    old_clients: set[int] = field(default_factory=set)  # users whose clients cannot show ephemeral messages
+    ephemeral_limits: str = "receiver"  # "receiver": paced as a private chat each; "group": in the group's
     authors: dict[tuple[int, int], int] = field(default_factory=dict)  # (chat, message) -> who wrote it
     _changed: dict[int, asyncio.Event] = field(default_factory=dict)  # per chat: the bot sent or edited
     _answered: dict[str, asyncio.Event] = field(default_factory=dict)
@@ -250,6 +273,30 @@ class FakeTelegram:
         )
         return callback_id
 
+    def press_ephemeral(self, user_id: int, chat_id: int, ephemeral_id: int, data: str) -> str:
+        """A user presses a button with ``data`` under an ephemeral message their client shows; returns the
+        callback query id. Nobody else can: nobody else's client shows it."""
+        message = self.ephemeral[chat_id][ephemeral_id]
+        assert message.receiver == user_id and message.seen is not None, "only its receiver sees it"
+        callback_id = str(next(self._callback_ids))
+        self.answers[callback_id] = []
+        shown = self._ephemeral_json(message)
+        shown["text"], markup = message.seen
+        if markup:
+            shown["reply_markup"] = markup
+        self._push(
+            {
+                "callback_query": {
+                    "id": callback_id,
+                    "from": self.users[user_id],
+                    "chat_instance": str(chat_id),
+                    "data": data,
+                    "message": shown,
+                }
+            }
+        )
+        return callback_id
+
     def bot_membership(self, chat_id: int, by: int, *, added: bool) -> None:
         """A user adds the bot to a group, or removes it (then every send there gets a 403)."""
         if added:
@@ -294,6 +341,20 @@ class FakeTelegram:
         found = self.bot_messages(chat_id)
         return found[-1] if found else None
 
+    def shown_to(self, user_id: int, chat_id: int) -> list[Message]:
+        """The ephemeral messages a user's client shows in a group now, oldest first."""
+        return [
+            m
+            for m in self.ephemeral.get(chat_id, {}).values()
+            if m.receiver == user_id and m.seen is not None
+        ]
+
+    def visible(self, user_id: int, chat_id: int) -> list[str]:
+        """Every text a user's screen shows in a chat: the chat's messages, and the ephemeral ones their client
+        shows (for leak checks: nothing in it may show another player's cards)."""
+        texts = [m.text for m in self.messages.get(chat_id, {}).values()]
+        return texts + [m.seen[0] for m in self.shown_to(user_id, chat_id) if m.seen is not None]
+
     def edits_in(self, chat_id: int) -> list[float]:
         return [s.at for s in self.sent if s.chat_id == chat_id and s.ok]
 
@@ -312,6 +373,15 @@ class FakeTelegram:
 
     def _next_id(self, chat_id: int) -> int:
         return max(self.messages.get(chat_id, {}), default=0) + 1
+
+    def _ephemeral_json(self, m: Message) -> dict[str, Any]:
+        """An ephemeral message as the Bot API gives it: its own id, its receiver, and no usable message_id."""
+        assert m.receiver is not None
+        data = self._message_json(m)
+        data["message_id"] = 0
+        data["ephemeral_message_id"] = m.message_id
+        data["receiver_user"] = self.users[m.receiver]
+        return data
 
     def _message_json(self, m: Message) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -345,24 +415,22 @@ class FakeTelegram:
         api = getattr(self, f"_api_{method}", None)
         if api is None:
             return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
+        receiver = _receiver(params)
         try:
             queued = self.failures.get(method)
             if queued:
                 raise queued.pop(0)
             if method in SENDS and isinstance(params.get("chat_id"), int):
-                self._check_rate(int(params["chat_id"]), method)
+                self._check_rate(int(params["chat_id"]), method, receiver)
             result = await api(params)
         except ApiError as err:
             chat = params.get("chat_id")
-            if isinstance(chat, int) and method in (
-                "sendMessage",
-                "editMessageText",
-                "editMessageReplyMarkup",
-            ):
-                self.sent.append(Sent(time.monotonic(), method, chat, False, str(params.get("text", ""))))
+            if isinstance(chat, int) and method in SENDS:
+                text = str(params.get("text", ""))
+                self.sent.append(Sent(time.monotonic(), method, chat, False, text, receiver=receiver))
             body: dict[str, Any] = {"ok": False, "error_code": err.code, "description": err.description}
             if err.retry_after is not None and isinstance(chat, int):
-                self._blocked_until[chat] = time.monotonic() + err.retry_after
+                self._blocked_until[self._lane(chat, receiver)] = time.monotonic() + err.retry_after
             if err.retry_after is not None:
                 body["parameters"] = {"retry_after": err.retry_after}
             if err.migrate_to is not None:
@@ -370,25 +438,31 @@ class FakeTelegram:
             return err.code, body
         return 200, {"ok": True, "result": result}
 
-    def _check_rate(self, chat_id: int, method: str) -> None:
+    def _lane(self, chat_id: int, receiver: int | None) -> object:
+        """Whose limits a call counts against: its chat's, or (ephemeral, receiver model) its receiver's."""
+        return chat_id if receiver is None or self.ephemeral_limits == "group" else ("to", receiver)
+
+    def _check_rate(self, chat_id: int, method: str, receiver: int | None = None) -> None:
         """429 past Telegram's limits; a send before a 429's retry_after has run out is also recorded."""
         now = time.monotonic()
-        if now < self._blocked_until.get(chat_id, 0.0):
+        lane = self._lane(chat_id, receiver)
+        if now < self._blocked_until.get(lane, 0.0):
             self.too_early.append((chat_id, method))
         limits = self.limits
         if limits is None:
             return
-        ok = [s.at for s in self.sent if s.ok]
-        mine = [t for t, s in zip(ok, (s for s in self.sent if s.ok), strict=True) if s.chat_id == chat_id]
+        ok = [s for s in self.sent if s.ok]
+        mine = [s.at for s in ok if self._lane(s.chat_id, s.receiver) == lane]
         spacing, window, second = (
             limits.chat_spacing * limits.scale * 0.8,
             60 * limits.scale,
             1.0 * limits.scale,
         )
+        group = isinstance(lane, int) and lane < 0
         over = (
             (mine and now - mine[-1] < spacing)
-            or (chat_id < 0 and sum(1 for t in mine if t > now - window) >= limits.group_budget)
-            or sum(1 for t in ok if t > now - second) >= limits.global_budget
+            or (group and sum(1 for t in mine if t > now - window) >= limits.group_budget)
+            or sum(1 for s in ok if s.at > now - second) >= limits.global_budget
         )
         if over:
             wait = limits.retry_after * (limits.scale if limits.scale_retry else 1.0)
@@ -508,6 +582,8 @@ class FakeTelegram:
         chat_id = int(params["chat_id"])
         self._check_chat(chat_id)
         self._check_text(params)
+        if params.get("ephemeral_message_parameters"):
+            return self._send_ephemeral(chat_id, params)
         message = Message(
             chat_id,
             self._next_id(chat_id),
@@ -547,6 +623,76 @@ class FakeTelegram:
         self.changed(chat_id).set()
         return self._message_json(message)
 
+    def _send_ephemeral(self, chat_id: int, params: dict[str, Any]) -> dict[str, Any]:
+        receiver = _receiver(params)
+        if chat_id not in self.chats:
+            raise ApiError(400, "Bad Request: ephemeral messages can be sent only to group chats")
+        if receiver not in self.users or receiver not in self.members.get(chat_id, set()):
+            raise ApiError(400, "Bad Request: the receiver is not a member of the chat")
+        kept = self.ephemeral.setdefault(chat_id, {})
+        message = Message(
+            chat_id,
+            max(kept, default=0) + 1,
+            params["text"],
+            params.get("reply_markup"),
+            params.get("message_thread_id"),
+            at=time.monotonic(),
+            receiver=receiver,
+        )
+        kept[message.message_id] = message
+        self._deliver(message)
+        sound = not params.get("disable_notification")
+        self.sent.append(
+            Sent(
+                message.at, "sendMessage", chat_id, True, message.text, sound, message.reply_markup, receiver
+            )
+        )
+        self.changed(chat_id).set()
+        return self._ephemeral_json(message)
+
+    def _deliver(self, message: Message) -> None:
+        """The receiver's client shows what the server holds now, if it is online and can show it."""
+        if message.receiver not in self.offline and message.receiver not in self.old_clients:
+            message.seen = None if message.gone else (message.text, message.reply_markup)
+
+    def _ephemeral_message(self, params: dict[str, Any], action: str) -> Message:
+        chat_id, receiver = int(params["chat_id"]), int(params["receiver_user_id"])
+        self._check_chat(chat_id)
+        found = self.ephemeral.get(chat_id, {}).get(int(params["ephemeral_message_id"]))
+        if found is None or found.gone or found.receiver != receiver:
+            raise ApiError(400, f"Bad Request: message to {action} not found")
+        return found
+
+    async def _api_editEphemeralMessageText(self, params: dict[str, Any]) -> bool:
+        self._check_text(params)
+        message = self._ephemeral_message(params, "edit")
+        self._edit_ephemeral(message, params["text"], params.get("reply_markup"), "editEphemeralMessageText")
+        return True
+
+    async def _api_editEphemeralMessageReplyMarkup(self, params: dict[str, Any]) -> bool:
+        message = self._ephemeral_message(params, "edit")
+        markup = params.get("reply_markup")
+        self._edit_ephemeral(message, message.text, markup, "editEphemeralMessageReplyMarkup")
+        return True
+
+    def _edit_ephemeral(
+        self, message: Message, text: str, markup: dict[str, Any] | None, method: str
+    ) -> None:
+        if message.text == text and message.reply_markup == markup:
+            raise ApiError(400, "Bad Request: message is not modified")
+        message.text, message.reply_markup = text, markup
+        self._deliver(message)
+        self.sent.append(
+            Sent(time.monotonic(), method, message.chat_id, True, text, False, markup, message.receiver)
+        )
+        self.changed(message.chat_id).set()
+
+    async def _api_deleteEphemeralMessage(self, params: dict[str, Any]) -> bool:
+        message = self._ephemeral_message(params, "delete")
+        message.gone = True
+        self._deliver(message)
+        return True
+
     async def _api_deleteMessage(self, params: dict[str, Any]) -> bool:
         chat_id, message_id = int(params["chat_id"]), int(params["message_id"])
         if self.messages.get(chat_id, {}).pop(message_id, None) is None:
@@ -585,6 +731,15 @@ class FakeTelegram:
             "user": self.users[user_id],
             **dict.fromkeys(rights.split(), False),
         }
+
+
+def _receiver(params: dict[str, Any]) -> int | None:
+    """The receiver of an ephemeral call: in ``ephemeral_message_parameters`` of a send, or given by edits
+    and deletions; None for an ordinary call."""
+    found = (params.get("ephemeral_message_parameters") or {}).get("receiver_user_id") or params.get(
+        "receiver_user_id"
+    )
+    return int(found) if found is not None else None
 
 
 def shown_length(text: str) -> int:

@@ -85,18 +85,21 @@ async def test_whole_games_by_pressing_buttons(
     assert stats and stats[0].games == 1
 
 
-async def test_a_user_who_never_started_the_bot_joins_through_the_deep_link(harness: Harness) -> None:
+async def test_a_user_who_never_started_the_bot_sits_down_from_the_group(harness: Harness) -> None:
     fake = harness.fake
     lobby = await open_table(harness, ["Ann"])
     fake.add_user(7, "Zed", started=False)
     answer = await press_and_wait(fake, 7, GROUP, lobby.message_id, f"L:{table_id(lobby)}:join")
+    assert "My cards" in str(answer.get("text")) and not answer.get("show_alert")  # where the cards will be
+    await fake.wait_for(lambda: "Zed" in fake.messages[GROUP][lobby.message_id].text, what="Zed seated")
+    # A table's deep link, from before players could hold their cards in the group, still seats a member.
+    fake.add_user(8, "Yan", started=False)
+    fake.members.setdefault(GROUP, set()).add(8)
     table = await harness.deps.storage.tables.get(table_id(lobby))
     assert table is not None and table.join_token and len(table.join_token) >= 16  # 96 random bits
-    assert answer.get("url") == f"https://t.me/durak_test_bot?start=join_{table.join_token}"
-    assert "Zed" not in fake.messages[GROUP][lobby.message_id].text
-    fake.send(7, 7, f"/start join_{table.join_token}")
-    await fake.wait_for(lambda: "Zed" in fake.messages[GROUP][lobby.message_id].text, what="Zed seated")
-    assert "joined" in (fake.last(7).text if fake.last(7) else "")  # type: ignore[union-attr]
+    fake.send(8, 8, f"/start join_{table.join_token}")
+    await fake.wait_for(lambda: "Yan" in fake.messages[GROUP][lobby.message_id].text, what="Yan seated")
+    assert "joined" in (fake.last(8).text if fake.last(8) else "")  # type: ignore[union-attr]
 
 
 async def test_stale_foreign_and_forged_presses_get_an_alert_and_change_nothing(harness: Harness) -> None:
@@ -399,7 +402,7 @@ async def test_a_user_chooses_the_language_of_private_messages(harness: Harness)
     await welcome(harness, ["Ann", "Bob"])
     fake.send(1, 1, "/language")
     menu = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(1) if "language" in m.text), None), what="the menu"
+        lambda: next((m for m in fake.bot_messages(1) if "Your settings" in m.text), None), what="the menu"
     )
     russian = next(data for label, data in menu.buttons() if "Русский" in label)
     await press_and_wait(fake, 1, 1, menu.message_id, russian)

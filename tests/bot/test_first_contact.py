@@ -26,7 +26,9 @@ async def test_group_commands_in_private_say_where_they_work(harness: Harness) -
         before = len(fake.bot_messages(1))
         fake.send(1, 1, command)
         reply = await fake.wait_for(lambda: fake.bot_messages(1)[before:], what=command)
-        assert "works in a group chat" in reply[0].text, command
+        # /settings in private is your own: your language and where your cards are.
+        expected = "Your settings" if command == "/settings" else "works in a group chat"
+        assert expected in reply[0].text, command
 
 
 async def test_help_and_the_command_menus_name_every_command(harness: Harness) -> None:
@@ -63,31 +65,19 @@ async def test_the_bot_says_hello_when_added_and_ends_the_groups_tables_when_rem
     assert len([s for s in fake.sent if s.chat_id == GROUP]) == sent  # nothing more tried there
 
 
-async def test_a_creator_who_never_started_the_bot_keeps_the_seat_and_the_link_names_the_group(
+async def test_a_creator_who_never_started_the_bot_opens_a_table_without_being_sent_away(
     harness: Harness,
 ) -> None:
     fake = harness.fake
     fake.add_group(GROUP, "Friends")
     fake.add_user(1, "Ann", started=False)
     fake.send(1, GROUP, "/newgame")
-    link = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(GROUP) if "start=join_" in m.text), None), what="the link"
-    )
     lobby = await fake.wait_for(
         lambda: next((m for m in fake.bot_messages(GROUP) if m.buttons()), None), what="the lobby"
     )
-    assert "Ann" in fake.messages[GROUP][lobby.message_id].text  # still seated
-    token = link.text.split("start=join_")[1].split()[0]
-    fake.send(1, 1, f"/start join_{token}")
-    joined = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(1) if "joined the table" in m.text), None), what="joined"
-    )
-    assert "Friends" in joined.text
-    # The link has done its job: the group's message no longer shows it.
-    await fake.wait_for(
-        lambda: fake.messages[GROUP][link.message_id].text == "Ann took a seat at the table.", what="the edit"
-    )
-    assert [s.user_id for s in harness.deps.service.live[table_id(lobby)].row.seats] == [1]
+    assert "Ann" in fake.messages[GROUP][lobby.message_id].text  # seated
+    await harness.deps.outbox.idle()
+    assert [m.text for m in fake.bot_messages(GROUP)] == [lobby.text]  # no "start the bot first" link
     answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:join")
     assert "already" in str(answer.get("text"))
 
