@@ -69,6 +69,10 @@ class Settings(BaseSettings):
     # results go first whatever these say; a group never gets more than 20 messages a minute.
     group_redraw_interval: float = Field(3.0, gt=0)
     private_redraw_interval: float = Field(1.0, gt=0)
+    # How Telegram counts the in-group hands (ephemeral messages) against its limits, which it does not
+    # document: each receiver paced as a private chat of its own, or inside the group's 20 a minute. Either
+    # way the group's table and replies go first (docs/operations.md, "Limits").
+    ephemeral_limits: Literal["receiver", "group"] = "receiver"
     # Telegram's limits scaled in time: 1 is Telegram; tests against a fake Bot API run faster (e.g. 0.01).
     rate_scale: float = Field(1.0, gt=0, le=1)
     # Seconds from the move before to a bot's move, its thinking included, so play can be followed.
@@ -96,6 +100,7 @@ class Settings(BaseSettings):
             global_window=1.0 * scale,
             group_redraw=self.group_redraw_interval,
             private_redraw=self.private_redraw_interval,
+            ephemeral=self.ephemeral_limits,
         )
 
     @model_validator(mode="after")

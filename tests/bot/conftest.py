@@ -83,14 +83,14 @@ async def stop_app(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     await app.shutdown()
 
 
-async def running(tmp_path: Path, *, over_http: bool = False) -> AsyncIterator[Harness]:
+async def running(tmp_path: Path, *, over_http: bool = False, **overrides: Any) -> AsyncIterator[Harness]:
     fake = FakeTelegram()
     runner = None
     if over_http:
         runner, port = await fake.serve()
         fake.served = f"http://127.0.0.1:{port}/bot"
     db_path = tmp_path / "bot.sqlite3"
-    h = Harness(fake, await start_app(fake, db_path), db_path)
+    h = Harness(fake, await start_app(fake, db_path, **overrides), db_path)
     yield h
     await stop_app(h.app)  # the test may have restarted it
     if runner is not None:
