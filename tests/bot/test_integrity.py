@@ -52,6 +52,8 @@ class Silent:
 
     def warn(self, table_id: int, seat: int) -> None: ...
 
+    def cards(self, table_id: int, seat: int) -> None: ...
+
 
 async def count(storage: Storage, sql: str) -> int:
     row = await storage.db.fetch_one(sql)

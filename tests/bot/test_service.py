@@ -67,6 +67,9 @@ class Marked:
     def warn(self, table_id: int, seat: int) -> None:
         self.marks.append((f"warn {seat}", table_id))
 
+    def cards(self, table_id: int, seat: int) -> None:
+        self.marks.append((f"cards {seat}", table_id))
+
 
 class Clock:
     def __init__(self) -> None:
