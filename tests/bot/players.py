@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from bot.callbacks import MovePress, PickPress, decode
 from tests.bot.conftest import Harness
@@ -36,6 +36,19 @@ def is_result(text: str) -> bool:
     return any(title in text for title in RESULT_TITLES)
 
 
+def group_hand(fake: FakeTelegram, user_id: int, chat_id: int = -100) -> Message | None:
+    """The newest hand the user's client shows in the group (an ephemeral message only they see)."""
+    shown = fake.shown_to(user_id, chat_id)
+    return shown[-1] if shown else None
+
+
+def move_choices(markup: dict[str, Any] | None) -> list[str]:
+    """The data of a keyboard's move buttons (a move, or a card picked to cover with)."""
+    rows: list[list[dict[str, Any]]] = markup.get("inline_keyboard", []) if markup else []
+    data = [str(b.get("callback_data", "")) for row in rows for b in row]
+    return [d for d in data if isinstance(decode(d), MovePress | PickPress)]
+
+
 def group_texts(fake: FakeTelegram, chat_id: int) -> list[str]:
     return [m.text for m in fake.bot_messages(chat_id)]
 
@@ -61,9 +74,11 @@ async def play_until_over(
     *,
     check: Callable[[], None] | None = None,
     allow_unfinished: bool = False,
+    in_group: frozenset[int] = frozenset(),
 ) -> str:
     """Everybody presses one of their shown buttons at random until the group gets the result (or, with
-    ``allow_unfinished``, until ``limit`` presses). ``check`` runs after every press."""
+    ``allow_unfinished``, until ``limit`` presses). ``check`` runs after every press. Users ``in_group``
+    press the buttons of their in-group hand; the others those of their private one."""
     presses = 0
     earlier = len([m for m in fake.bot_messages(chat_id) if is_result(m.text)])
     while presses < limit:
@@ -72,15 +87,19 @@ async def play_until_over(
             return results[-1]
         pressed = False
         for user in rng.sample(users, len(users)):
-            message = hand_message(fake, user)
-            if message is None:
-                continue
-            choices = [
-                data for _, data in message.buttons() if isinstance(decode(data), MovePress | PickPress)
-            ]
-            if not choices:
-                continue
-            await press_and_wait(fake, user, user, message.message_id, rng.choice(choices))
+            if user in in_group:
+                shown = group_hand(fake, user, chat_id)
+                choices = move_choices(shown.seen[1]) if shown is not None and shown.seen else []
+                if shown is None or not choices:
+                    continue
+                callback = fake.press_ephemeral(user, chat_id, shown.message_id, rng.choice(choices))
+                await fake.wait_for(lambda c=callback: fake.answers[c], what="an answer")  # type: ignore[misc]
+            else:
+                message = hand_message(fake, user)
+                choices = move_choices(message.reply_markup) if message is not None else []
+                if message is None or not choices:
+                    continue
+                await press_and_wait(fake, user, user, message.message_id, rng.choice(choices))
             presses += 1
             pressed = True
             if check is not None:
@@ -106,10 +125,17 @@ async def welcome(h: Harness, names: list[str], *, started: bool = True) -> None
             await fake.wait_for(lambda i=i: fake.last(i), what="the welcome")  # type: ignore[misc]
 
 
-async def open_table(h: Harness, names: list[str], options: list[str] = ()) -> Message:  # type: ignore[assignment]
-    """Everybody starts the bot, Ann opens a table, sets ``options`` (button presses), the rest join."""
+async def open_table(
+    h: Harness,
+    names: list[str],
+    options: list[str] = (),  # type: ignore[assignment]
+    *,
+    started: bool = True,
+) -> Message:
+    """Everybody starts the bot (unless not ``started``), Ann opens a table, sets ``options`` (button
+    presses), the rest join."""
     fake = h.fake
-    await welcome(h, names)
+    await welcome(h, names, started=started)
     fake.send(1, GROUP, "/newgame")
     lobby: Message = await fake.wait_for(lambda: fake.last(GROUP), what="the lobby")
     table = lobby.buttons()[0][1].split(":")[1]
@@ -129,6 +155,19 @@ def table_id(lobby: Message) -> int:
     if lobby.table_id is None:
         lobby.table_id = int(lobby.buttons()[0][1].split(":")[1])
     return lobby.table_id
+
+
+async def choose(fake: FakeTelegram, user: int, place: str) -> None:
+    """The user picks where their cards are, in their private settings (/settings there)."""
+    fake.send(user, user, "/settings")
+    menu = await fake.wait_for(
+        lambda: next((m for m in fake.bot_messages(user) if "Your settings" in m.text), None), what="menu"
+    )
+    await press_and_wait(fake, user, user, menu.message_id, f"S:u:cards:{place}")
+    await fake.wait_for(
+        lambda: any(label.startswith("• ") and f":{place}" in data for label, data in menu.buttons()),
+        what="the choice marked",
+    )
 
 
 async def start(h: Harness, lobby: Message) -> None:

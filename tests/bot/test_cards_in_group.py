@@ -11,12 +11,21 @@ from pathlib import Path
 
 import pytest
 
-from bot.callbacks import CardsPress, MovePress, PickPress, decode, encode
+from bot.callbacks import CardsPress, MovePress, encode
 from engine.cards import card_str, cards_of
 from engine.moves import TAKE
 from tests.bot.conftest import Harness, running, start_app, stop_app
 from tests.bot.fake_telegram import FakeTelegram, Message, RateLimits
-from tests.bot.players import GROUP, hand_message, is_result, press_and_wait, table_id
+from tests.bot.players import (
+    GROUP,
+    choose,
+    group_hand,
+    hand_message,
+    is_result,
+    move_choices,
+    press_and_wait,
+    table_id,
+)
 
 SCALE = 0.01  # the bot's RATE_SCALE in these tests (tests/bot/conftest.py)
 
@@ -29,18 +38,6 @@ async def harness(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterat
         h.fake.ephemeral_limits = request.param
         h.fake.limits = RateLimits(scale=SCALE)
         yield h
-
-
-def group_hand(fake: FakeTelegram, user: int) -> Message | None:
-    """The newest hand the user's client shows in the group."""
-    shown = fake.shown_to(user, GROUP)
-    return shown[-1] if shown else None
-
-
-def move_buttons(markup: dict[str, object] | None) -> list[str]:
-    rows = markup["inline_keyboard"] if markup else []
-    data = [b.get("callback_data", "") for row in rows for b in row]  # type: ignore[attr-defined]
-    return [d for d in data if isinstance(decode(d), MovePress | PickPress)]
 
 
 async def press_in_group(fake: FakeTelegram, user: int, message: Message, data: str) -> dict[str, object]:
@@ -68,19 +65,6 @@ async def lobby_of(h: Harness, names: list[str], started: list[bool]) -> Message
             assert "My cards" in str(answer.get("text"))
     await fake.wait_for(lambda: names[-1] in fake.messages[GROUP][lobby.message_id].text, what="seated")
     return lobby
-
-
-async def choose(fake: FakeTelegram, user: int, place: str) -> None:
-    """The user picks where their cards are, in the private menu (/settings there)."""
-    fake.send(user, user, "/settings")
-    menu = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(user) if "Your settings" in m.text), None), what="menu"
-    )
-    await press_and_wait(fake, user, user, menu.message_id, f"S:u:cards:{place}")
-    await fake.wait_for(
-        lambda: any(label.startswith("• ") and f":{place}" in data for label, data in menu.buttons()),
-        what="the choice marked",
-    )
 
 
 def no_hidden_card_shown(h: Harness, users: list[int]) -> None:
@@ -143,7 +127,7 @@ async def test_a_three_player_game_played_to_its_result_from_the_group_alone(har
         assert presses < 3000, "the game did not end"
         for user in rng.sample(users, len(users)):
             message = group_hand(fake, user)
-            choices = move_buttons(message.seen[1]) if message is not None and message.seen else []
+            choices = move_choices(message.seen[1]) if message is not None and message.seen else []
             if message is not None and choices:
                 await press_in_group(fake, user, message, rng.choice(choices))
                 presses += 1
@@ -152,7 +136,7 @@ async def test_a_three_player_game_played_to_its_result_from_the_group_alone(har
         else:
             await fake.wait_for(
                 lambda: (
-                    any(move_buttons(m.seen[1]) for u in users for m in fake.shown_to(u, GROUP) if m.seen)
+                    any(move_choices(m.seen[1]) for u in users for m in fake.shown_to(u, GROUP) if m.seen)
                     or any(is_result(m.text) for m in fake.bot_messages(GROUP))
                 ),
                 what="a hand with moves",
@@ -187,13 +171,13 @@ async def test_a_player_with_both_channels_plays_from_either_and_hears_one_sound
         if user == 1 and from_group <= from_private:
             message = group_hand(fake, 1)
             assert message is not None and message.seen is not None
-            await press_in_group(fake, 1, message, rng.choice(move_buttons(message.seen[1])))
+            await press_in_group(fake, 1, message, rng.choice(move_choices(message.seen[1])))
             from_group += 1
         else:
             private = hand_message(fake, user)
             assert private is not None
             await press_and_wait(
-                fake, user, user, private.message_id, rng.choice(move_buttons(private.reply_markup))
+                fake, user, user, private.message_id, rng.choice(move_choices(private.reply_markup))
             )
             from_private += user == 1
     assert from_group >= 2 and from_private >= 2
@@ -268,9 +252,9 @@ async def test_after_a_restart_an_in_group_hand_is_carried_on_not_doubled(harnes
     user = 1 if live.seat_of(1) in live.game.to_act() else 2
     if user == 1:
         private = await fake.wait_for(lambda: hand_message(fake, 1), what="Ann's hand")
-        await press_and_wait(fake, 1, 1, private.message_id, move_buttons(private.reply_markup)[0])
+        await press_and_wait(fake, 1, 1, private.message_id, move_choices(private.reply_markup)[0])
     else:
-        await press_in_group(fake, 2, hand, move_buttons(hand.seen[1] if hand.seen else None)[0])
+        await press_in_group(fake, 2, hand, move_choices(hand.seen[1] if hand.seen else None)[0])
     await harness.deps.outbox.idle()
     (shown,) = fake.shown_to(2, GROUP)
     assert shown.seen == (shown.text, shown.reply_markup)
