@@ -229,8 +229,9 @@ class Outbox:
                     was_soon = chat.dirty.pop(key)
                     found = await self.source(key)
                     message_id = await self._delivery.deliver(chat, found) if found is not None else None
-                    if key[0] not in URGENT:
-                        chat.last_redraw = self.clock()  # spaced from when it went out
+                    if key[0] not in URGENT and found is not None:
+                        chat.last_redraw = self.clock()  # spaced from when it went out (a hand held
+                        # elsewhere draws nothing here, and holds the next redraw up for nothing)
                     chat.failures = 0
                     if found is not None and message_id is not None and message_id != found.message_id:
                         await self.on_sent(key, message_id)  # a new message (or one sent anew)
