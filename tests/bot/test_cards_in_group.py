@@ -15,7 +15,7 @@ from bot.callbacks import CardsPress, MovePress, encode
 from engine.cards import card_str, cards_of
 from engine.moves import TAKE
 from tests.bot.conftest import Harness, running, start_app, stop_app
-from tests.bot.fake_telegram import FakeTelegram, Message, RateLimits
+from tests.bot.fake_telegram import ApiError, FakeTelegram, Message, RateLimits
 from tests.bot.players import (
     GROUP,
     choose,
@@ -274,3 +274,33 @@ async def test_a_client_too_old_for_ephemeral_messages_still_plays_from_private(
     assert fake.shown_to(2, GROUP) == [] and any(m.receiver == 2 for m in fake.ephemeral[GROUP].values())
     private = [m for m in fake.bot_messages(2) if "Your hand" in m.text]
     assert private and fake.messages[2][private[-1].message_id].text.startswith("<b>Your hand")
+
+
+async def test_a_429_on_an_in_group_hand_is_waited_out_never_undercut(harness: Harness) -> None:
+    fake = harness.fake
+    lobby = await lobby_of(harness, ["Ann", "Bob"], [True, False])
+    await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
+    await fake.wait_for(lambda: group_hand(fake, 2), what="Bob's hand in the group")
+    await harness.deps.outbox.idle()
+    live = harness.deps.service.live[table_id(lobby)]
+    assert live.game is not None
+    # Bob's next in-group hand is refused once with a 429: sent anew when Ann's lead makes him defend (the
+    # one send of that move), or edited after his own lead.
+    ann_leads = live.seat_of(1) in live.game.to_act()
+    method = "sendMessage" if ann_leads else "editEphemeralMessageText"
+    fake.fail_next(method, ApiError(429, "Too Many Requests: retry after 1", retry_after=1))
+    if ann_leads:
+        private = await fake.wait_for(lambda: hand_message(fake, 1), what="Ann's hand")
+        await press_and_wait(fake, 1, 1, private.message_id, move_choices(private.reply_markup)[0])
+    else:
+        hand = group_hand(fake, 2)
+        assert hand is not None and hand.seen is not None
+        await press_in_group(fake, 2, hand, move_choices(hand.seen[1])[0])
+    refused = await fake.wait_for(lambda: next((s for s in fake.sent if not s.ok), None), what="the 429")
+    assert refused.receiver == 2
+    await fake.wait_for(
+        lambda: any(s.ok and s.receiver == 2 and s.at >= refused.at + 1.0 for s in fake.sent), what="retried"
+    )
+    await harness.deps.outbox.idle()
+    (shown,) = fake.shown_to(2, GROUP)
+    assert shown.seen == (shown.text, shown.reply_markup) and fake.too_early == []
