@@ -15,14 +15,15 @@ from telegram import Update
 from telegram.constants import ParseMode
 from telegram.error import InvalidToken, NetworkError
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults, TypeHandler
-from telegram.request import BaseRequest
+from telegram.request import BaseRequest, HTTPXRequest
 
 import engine
-from bot import handlers, logs, profile
+from bot import handlers, logs, metrics, profile, watch
 from bot.cluster import Cluster
 from bot.deps import Deps, keep, keep_settings, settings_of, started
 from bot.http import AiohttpRequest
 from bot.members import ChatMembers
+from bot.metrics import MeteredRequest
 from bot.outbox import Outbox
 from bot.presenter import Presenter
 from bot.service import Table, TableService
@@ -53,10 +54,13 @@ def build_application(
     if request is None and settings.telegram_http == "aiohttp":
         request = AiohttpRequest(settings.telegram_connections)
         updates_request = AiohttpRequest(1, read_timeout=None)
-    if request is not None:
-        builder = builder.request(request).get_updates_request(updates_request or request)
-    else:
-        builder = builder.connection_pool_size(settings.telegram_connections)
+    elif request is None:
+        request = HTTPXRequest(connection_pool_size=settings.telegram_connections)
+        updates_request = HTTPXRequest(connection_pool_size=1)
+    # Every Bot API call is counted by method and result (bot.metrics).
+    builder = builder.request(MeteredRequest(request)).get_updates_request(
+        MeteredRequest(updates_request or request)
+    )
     application = builder.build()
     keep_settings(application, settings)
 
@@ -75,6 +79,7 @@ async def _route(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     settings = settings_of(application)
     storage = await Storage.open(settings.database, synchronous=settings.database_synchronous)
+    storage.db.on_write = metrics.db_write
     assert application.job_queue is not None
     tables: dict[int, Table] = {}  # the live tables: the service changes them, the presenter reads them
     # The outbox asks the presenter for each message's draft and reports to the service what Telegram said
@@ -120,6 +125,10 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         for table, reason in broken:
             log.error("table %s could not be restored (its group is told): %s", table.id, reason)
     log.info("restored %d live tables", len(service.live))
+    if settings.metrics_port is not None:
+        server = watch.Server(deps, settings.metrics_listen, settings.metrics_port)
+        await server.start()
+        deps.watch = server
     # What is loaded by now (PTB, pydantic's models, the locales, the restored tables) lives as long as the
     # process. Out of the collector's sight, a full collection, which stops every table while it runs, takes
     # a few ms instead of about 100 (bench/load.py at 300 tables: press→answer p99).
@@ -138,6 +147,8 @@ async def _stopping(application: Application[Any, Any, Any, Any, Any, Any]) -> N
 
 async def _stopped(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     found = started(application)
+    if found is not None and found.watch is not None:
+        await found.watch.stop()
     if found is not None and found.cluster is not None:
         await found.cluster.stop()
     if found is not None:

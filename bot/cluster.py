@@ -32,6 +32,7 @@ from telegram import Update
 from telegram.constants import ChatType
 from telegram.ext import Application, ApplicationHandlerStop, ContextTypes
 
+from bot import metrics
 from bot.callbacks import decode
 from bot.outbox import Outbox
 from bot.service import TableService
@@ -152,6 +153,7 @@ class Cluster:
                 if not any(t.row.chat_id == chat for t in self.service.live.values()):
                     continue  # the group moved to a new id (a supergroup) and its lease with it
                 log.warning("chat %s went to another process (this one missed its lease)", chat)
+                metrics.LEASES_LOST.inc()
                 self.service.forget_chat(chat)
             # What the database says this process holds, including a group that moved to a new id.
             self.owned = held

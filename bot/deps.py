@@ -24,7 +24,17 @@ _DEPS = "deps"
 class Router(Protocol):
     """This process's part among several on one PostgreSQL database (bot.cluster.Cluster)."""
 
+    owned: set[int]  # the chats it holds now
+
     async def route(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+class Watch(Protocol):
+    """The metrics and health endpoint (bot.metrics.Server), when METRICS_PORT is set."""
+
+    port: int
 
     async def stop(self) -> None: ...
 
@@ -37,6 +47,7 @@ class Deps:
     members: ChatMembers
     outbox: Outbox
     cluster: Router | None = None  # only on PostgreSQL
+    watch: Watch | None = None  # only with METRICS_PORT
 
 
 def keep_settings(application: AnyApplication, settings: Settings) -> None:

@@ -64,7 +64,9 @@ SentHook = Callable[[Key, int], Awaitable[None]]
 @dataclass
 class _Chat(Pace):
     urgent: deque[tuple[Draft, asyncio.Future[int | None]]] = field(default_factory=deque)
+    urgent_since: deque[float] = field(default_factory=deque)  # when each urgent piece of work was queued
     dirty: dict[Key, bool] = field(default_factory=dict)  # redraws in marking order: True, soon
+    since: dict[Key, float] = field(default_factory=dict)  # when each redraw was first marked
     last_redraw: float = 0.0
     failures: int = 0  # network failures in a row (a 429 is pacing, not a failure)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
@@ -115,9 +117,24 @@ class Outbox:
         self._mark(chat_id if self.limits.ephemeral == "group" else ("to", receiver), key, soon)
 
     def _mark(self, lane: Lane, key: Key, soon: bool) -> None:
-        dirty = self._chat(lane).dirty
-        dirty[key] = dirty.get(key, False) or soon
+        chat = self._chat(lane)
+        chat.dirty[key] = chat.dirty.get(key, False) or soon
+        chat.since.setdefault(key, self.clock())
         self._kick(lane)
+
+    def backlog(self) -> tuple[dict[str, int], float]:
+        """What waits to be sent now, by priority (``urgent``: replies and results; ``soon``: hands of players
+        who must act; ``later``: other redraws), and how many seconds the oldest of it has waited."""
+        counts = {"urgent": 0, "soon": 0, "later": 0}
+        now, oldest = self.clock(), 0.0
+        for chat in self._chats.values():
+            counts["urgent"] += len(chat.urgent)
+            if chat.urgent_since:
+                oldest = max(oldest, now - chat.urgent_since[0])
+            for key, soon in chat.dirty.items():
+                counts["urgent" if key[0] in URGENT else "soon" if soon else "later"] += 1
+                oldest = max(oldest, now - chat.since.get(key, now))
+        return counts, oldest
 
     async def send(
         self,
@@ -134,9 +151,9 @@ class Outbox:
         if self._closed or chat_id in self._refused:
             return None
         done: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
-        self._chat(chat_id).urgent.append(
-            (Draft(chat_id, message_id, text, keyboard, thread_id, reply_to), done)
-        )
+        chat = self._chat(chat_id)
+        chat.urgent.append((Draft(chat_id, message_id, text, keyboard, thread_id, reply_to), done))
+        chat.urgent_since.append(self.clock())
         self._kick(chat_id)
         return await done
 
@@ -219,7 +236,7 @@ class Outbox:
                 continue
             waiting = chat.urgent[0] if chat.urgent else None
             key = _told_once(chat)  # after the wait for a slot: what is there now
-            was_soon = False
+            was_soon, queued_at = False, self.clock()
             try:
                 if waiting is not None:
                     message_id = await self._delivery.deliver(chat, waiting[0])
@@ -227,6 +244,7 @@ class Outbox:
                 else:
                     key = key or _next_redraw(chat, _is_group(lane))
                     was_soon = chat.dirty.pop(key)
+                    queued_at = chat.since.pop(key, self.clock())
                     found = await self.source(key)
                     message_id = await self._delivery.deliver(chat, found) if found is not None else None
                     if key[0] not in URGENT and found is not None:
@@ -238,6 +256,7 @@ class Outbox:
             except TryAgain as again:
                 if waiting is None and key is not None:
                     chat.dirty[key] = chat.dirty.get(key, False) or was_soon  # drawn anew in its turn
+                    chat.since[key] = min(queued_at, chat.since.get(key, queued_at))
                 chat.failures += again.failure
                 if chat.failures > MAX_FAILURES and waiting is not None:
                     log.error("giving up a message to chat %s after %d failures", lane, chat.failures)
@@ -252,6 +271,7 @@ class Outbox:
     def _settle(self, chat: _Chat, message_id: int | None) -> None:
         """The first urgent piece of work is done (sent, or given up): its sender learns the message id."""
         _, done = chat.urgent.popleft()
+        chat.urgent_since.popleft()
         chat.failures = 0
         if not done.done():
             done.set_result(message_id)

@@ -65,6 +65,10 @@ class Settings(BaseSettings):
     webhook_listen: str = "0.0.0.0"
     webhook_port: int = 8443
     webhook_secret: str | None = None
+    # Prometheus metrics (/metrics) and a health check (/healthz) over HTTP on this port (and address); off
+    # unless set. Each process of a cluster needs a port of its own (docs/operations.md, "Watching it").
+    metrics_port: int | None = Field(None, ge=0, le=65535)
+    metrics_listen: str = "127.0.0.1"
     # Seconds between redraws of one group's table message, and of one player's hand message. Replies and
     # results go first whatever these say; a group never gets more than 20 messages a minute.
     group_redraw_interval: float = Field(3.0, gt=0)

@@ -17,6 +17,7 @@ import multiprocessing
 from collections.abc import Hashable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
+from bot import metrics
 from engine.ai import HeuristicPlayer, decide
 from engine.ai.levels import BUDGET, ready
 from engine.moves import Move
@@ -59,19 +60,23 @@ class Thinker:
         pool = self._executor(lane)
         future = loop.run_in_executor(pool, decide, seen, level, self.budget_scale, who)
         self._thinking.add(future)
+        began = loop.time()
         try:
             move = await asyncio.wait_for(future, self.patience)
+            metrics.DECISION_SECONDS.labels(level.value).observe(loop.time() - began)
         except TimeoutError:
             log.error(
                 "a computer player thought for over %.0f s; the heuristic player moves instead", self.patience
             )
             self._discard(lane, pool, stop=True)
+            metrics.WORKER_RESTARTS.inc()
             return self._fallback.choose(seen)
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("a computer player failed; the heuristic player moves instead")
             self._discard(lane, pool)
+            metrics.WORKER_RESTARTS.inc()
             return self._fallback.choose(seen)
         finally:
             self._thinking.discard(future)

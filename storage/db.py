@@ -14,8 +14,9 @@ that a move (its log line, its snapshot and the table's deadline) costs one trip
 from __future__ import annotations
 
 import sqlite3
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,10 +87,24 @@ class Database(ABC):
         """One atomic unit: everything inside commits together or not at all; a nested ``transaction()`` in
         the same task joins the outer one."""
 
-    @abstractmethod
+    # Told how long each write took and whether it failed (the bot's metrics); None: nobody asks.
+    on_write: Callable[[float, bool], None] | None = None
+
     async def write(self, *writes: Write) -> list[Any]:
         """Apply ``writes`` atomically and return each one's outcome (see ``Write``) once committed. Inside
         ``transaction()`` they join it. If one raises, none of them stays."""
+        if self.on_write is None:
+            return await self._write(*writes)
+        began, failed = time.perf_counter(), True
+        try:
+            outcomes = await self._write(*writes)
+            failed = False
+            return outcomes
+        finally:
+            self.on_write(time.perf_counter() - began, failed)
+
+    @abstractmethod
+    async def _write(self, *writes: Write) -> list[Any]: ...
 
     @abstractmethod
     async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> Sequence[Row]:

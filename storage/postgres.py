@@ -91,7 +91,7 @@ class PostgresDatabase(Database):
             finally:
                 _in_transaction.reset(token)
 
-    async def write(self, *writes: Write) -> list[Any]:
+    async def _write(self, *writes: Write) -> list[Any]:
         conn = self._current()
         if conn is not None:
             async with conn.transaction():  # a savepoint: a failed check undoes only these writes

@@ -109,7 +109,7 @@ class SqliteDatabase(Database):
             finally:
                 _in_transaction.reset(token)
 
-    async def write(self, *writes: Write) -> list[Any]:
+    async def _write(self, *writes: Write) -> list[Any]:
         """Inside ``transaction()``: in it, in a savepoint (so a failed check undoes only these writes).
         Outside: in the next group commit, with whatever other writes are waiting; if the commit itself fails,
         every write in it fails."""

@@ -11,6 +11,7 @@ from telegram import User as TelegramUser
 from telegram.constants import ChatType
 from telegram.ext import ContextTypes
 
+from bot import metrics
 from bot.callbacks import Press, decode
 from bot.deps import Deps, deps_of
 from bot.i18n import Text, language_for
@@ -71,18 +72,22 @@ async def log_update(update: object, context: Context) -> None:
         return
     took = (time.perf_counter() - _began.pop(update.update_id, time.perf_counter())) * 1000
     chat, user = update.effective_chat, update.effective_user
-    what, table = "update", None
+    what, table, kind = "update", None, "other"
     if update.callback_query is not None:
         data = update.callback_query.data or ""
-        what = f"press {data[:1] or '?'}"
+        what, kind = f"press {data[:1] or '?'}", "press"
         table = getattr(decode(data), "table_id", None)
+        metrics.PRESS_SECONDS.observe(took / 1000)
     elif update.effective_message is not None and (update.effective_message.text or "").startswith("/"):
-        what = (update.effective_message.text or "").split()[0].split("@")[0][:32]
+        what, kind = (update.effective_message.text or "").split()[0].split("@")[0][:32], "command"
         if chat is not None:
             live = deps(context).service.here(chat.id, thread_of(update.effective_message))
             table = live.id if live else None
     elif update.my_chat_member is not None:
-        what = f"membership {update.my_chat_member.new_chat_member.status}"
+        what, kind = f"membership {update.my_chat_member.new_chat_member.status}", "membership"
+    elif update.effective_message is not None:
+        kind = "message"
+    metrics.UPDATES.labels(kind).inc()
     log.info(
         "%s chat=%s user=%s table=%s %.0f ms",
         what,

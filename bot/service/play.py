@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from contextlib import nullcontext
 
+from bot import metrics
 from bot.service.contracts import (
     ABANDONED,
     CLOSED,
@@ -191,6 +192,7 @@ class Playing(TableState):
         self.game, self.deadline, self.rated = candidate, deadline, rated
         self.recent.extend(e for e in applied.events if e.kind not in QUIET)
         if candidate.result is not None:
+            metrics.GAMES.labels("finished").inc()
             await self._reload()
         elif self.nobody_plays(candidate) and self._stalled(candidate):
             log.info("table %s: only bots play and the game is getting nowhere: stopped", self.id)

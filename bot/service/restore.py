@@ -3,6 +3,7 @@ still be told is told (a result not yet sent, a game that can no longer be loade
 
 from __future__ import annotations
 
+from bot import metrics
 from bot.service.contracts import Env
 from bot.service.table import Table
 from storage import BrokenSnapshot
@@ -43,6 +44,7 @@ async def restored(env: Env, item: LiveTable) -> Table:
             table.game = storage.games.load(game_row)
         except BrokenSnapshot as exc:
             await storage.tables.set_status(row.id, TableStatus.BROKEN, exc.reason)
+            metrics.GAMES.labels("broken").inc()
             await table._reload()
             return table
         table.game_row, table.rated = game_row, game_row.rated

@@ -11,7 +11,8 @@ import logging
 from collections import deque
 from dataclasses import dataclass, field
 
-from bot.service.contracts import RECENT, RETRY_FIRST, RETRY_MAX, STALL_BOUTS, Env
+from bot import metrics
+from bot.service.contracts import ABANDONED, RECENT, RETRY_FIRST, RETRY_MAX, STALL_BOUTS, Env
 from engine import Event, Game, Result
 from engine.options import BotLevel
 from storage import Storage
@@ -149,6 +150,8 @@ class TableState:
         """End the table without a result: no move is taken from now on, its timers stop, and every message
         that shows it says so."""
         await self.env.storage.tables.set_status(self.row.id, status, reason)
+        if self.game is not None and not self.game.over:  # a game ended without a result
+            metrics.GAMES.labels(reason if reason == ABANDONED else status.value).inc()
         await self._reload()
         self._stop_timers()
         self.env.redraw.table_message(self.row.id)

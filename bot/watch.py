@@ -1,0 +1,109 @@
+"""The metrics and health endpoint: /metrics (Prometheus' text format, bot.metrics's counters and what the
+bot holds now) and /healthz, over HTTP on a port of their own (METRICS_PORT, off by default), in polling and
+webhook mode alike, by every process of a cluster."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from bot.metrics import REGISTRY
+
+if TYPE_CHECKING:
+    from bot.deps import Deps
+
+log = logging.getLogger(__name__)
+
+HEALTH_DEADLINE = 2.0  # seconds the database has to answer a trivial query
+STUCK = 120.0  # a message queued this long means the outbox is not draining
+
+
+class State(Collector):
+    """What one running bot holds now, read at each scrape."""
+
+    def __init__(self, deps: Deps) -> None:
+        self.deps = deps
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        queued = GaugeMetricFamily(
+            "durak_outbox_queued", "Messages waiting in the outbox, by priority", labels=["priority"]
+        )
+        backlog, oldest = self.deps.outbox.backlog()
+        for priority, count in backlog.items():
+            queued.add_metric([priority], count)
+        yield queued
+        yield GaugeMetricFamily(
+            "durak_outbox_oldest_seconds", "How long the oldest waiting message has waited", value=oldest
+        )
+        tables = GaugeMetricFamily("durak_live_tables", "Tables in memory, by status", labels=["status"])
+        counts: dict[str, int] = {"lobby": 0, "playing": 0}
+        for table in self.deps.service.live.values():
+            counts[table.row.status.value] = counts.get(table.row.status.value, 0) + 1
+        for status, count in counts.items():
+            tables.add_metric([status], count)
+        yield tables
+        cluster = self.deps.cluster
+        owned = len(cluster.owned) if cluster is not None else 0
+        yield GaugeMetricFamily(
+            "durak_cluster_chats_owned", "Chats this process owns (PostgreSQL)", value=owned
+        )
+
+
+async def health(deps: Deps) -> tuple[bool, dict[str, str]]:
+    """Whether this process is well: its event loop answers (this runs on it), the database answers a trivial
+    query in time, and the outbox drains."""
+    checks: dict[str, str] = {}
+    try:
+        await asyncio.wait_for(deps.storage.db.fetch_one("SELECT 1"), HEALTH_DEADLINE)
+        checks["database"] = "ok"
+    except Exception as exc:  # any failure to answer is the answer
+        checks["database"] = f"failed: {type(exc).__name__}"
+    _, oldest = deps.outbox.backlog()
+    checks["outbox"] = "ok" if oldest < STUCK else f"a message has waited {oldest:.0f} s"
+    return all(v == "ok" for v in checks.values()), checks
+
+
+class Server:
+    """/metrics and /healthz over HTTP on ``host``:``port`` (0: any free port; ``port`` then says which)."""
+
+    def __init__(self, deps: Deps, host: str, port: int) -> None:
+        self.deps, self.host, self.port = deps, host, port
+        self._runner: web.AppRunner | None = None
+        self._state = State(deps)
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_get("/metrics", self._metrics)
+        app.router.add_get("/healthz", self._health)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        sockets = getattr(site._server, "sockets", None) or []
+        if sockets:
+            self.port = int(sockets[0].getsockname()[1])
+        REGISTRY.register(self._state)
+        log.info("metrics and health at http://%s:%s/metrics and /healthz", self.host, self.port)
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            REGISTRY.unregister(self._state)
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def _metrics(self, request: web.Request) -> web.Response:
+        body = generate_latest(REGISTRY)  # on the event loop: the state it reads is the loop's
+        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    async def _health(self, request: web.Request) -> web.Response:
+        ok, checks = await health(self.deps)
+        body = json.dumps({"ok": ok, **checks})
+        return web.Response(text=body, status=200 if ok else 503, content_type="application/json")
