@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     except SettingsError as exc:
         print(f"Cannot start: {exc}", file=sys.stderr)
         return 2
-    logs.configure(settings.log_level, settings.log_level_libs, settings.bot_token)
+    logs.configure(settings.log_level, settings.log_level_libs, settings.bot_token, style=settings.log_format)
     try:
         tables = asyncio.run(check_database(settings))
     except (StorageUnusable, SchemaTooNew) as exc:

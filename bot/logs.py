@@ -1,32 +1,83 @@
 """Logging for operators: LOG_LEVEL is the bot's own lines (bot, engine, storage); libraries (PTB, httpx,
 aiosqlite, ...) stay at LOG_LEVEL_LIBS, WARNING unless asked for, because at DEBUG they print request bodies
 and SQL parameters: private hands, the fair-play salt and deck, snapshots. The bot token is masked in every
-line whatever the level, tracebacks included."""
+line whatever the level, tracebacks included.
+
+One event is one line, whoever logs it, so that a log shipper never splits one: a message's own line
+breaks are escaped and a traceback is folded into the line (its last frames and the error), or, with
+LOG_FORMAT=json, each event is one JSON object (the whole traceback in its "exception" field)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import sys
-from typing import TextIO
+import traceback
+from typing import Literal, TextIO
 
 OWN = ("bot", "engine", "storage", "__main__")
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 MASK = "<BOT_TOKEN>"
+FRAMES = 3  # a folded traceback keeps this many of its last frames
+LogFormat = Literal["text", "json"]
 
 
 class TokenMask(logging.Formatter):
-    """Formats as usual, then replaces the token (and its secret half alone) wherever it appears."""
+    """One line per event (text, or a JSON object with ``json``), the token (and its secret half alone)
+    replaced wherever it appears."""
 
-    def __init__(self, token: str, fmt: str = FORMAT) -> None:
+    def __init__(self, token: str, fmt: str = FORMAT, *, style: LogFormat = "text") -> None:
         super().__init__(fmt)
+        self.style = style
         self.secrets = [s for s in (token, token.partition(":")[2]) if len(s) >= 8]
 
     def format(self, record: logging.LogRecord) -> str:
-        text = super().format(record)
+        message = record.getMessage()
+        if self.style == "json":
+            event = {
+                "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}",
+                "level": record.levelname,
+                "logger": record.name,
+                "message": message,
+            }
+            if record.exc_info:
+                event["exception"] = "".join(traceback.format_exception(*record.exc_info)).rstrip()
+            text = json.dumps(event, ensure_ascii=False)
+        else:
+            line = f"{self.formatTime(record)} {record.levelname} {record.name}: {_one_line(message)}"
+            if record.exc_info and record.exc_info[1] is not None:
+                line += f" | {_folded(record.exc_info[1])}"
+            text = line
         for secret in self.secrets:
             text = text.replace(secret, MASK)
         return text
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r", "").replace("\n", " \\n ")
+
+
+def _folded(error: BaseException) -> str:
+    """A traceback in one line: where it happened (the last frames) and what."""
+    frames = traceback.extract_tb(error.__traceback__)[-FRAMES:]
+    where = " < ".join(f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno} {f.name}" for f in reversed(frames))
+    return _one_line(f"{type(error).__name__}: {error}" + (f" (at {where})" if where else ""))
+
+
+def _proxy_page(record: logging.LogRecord) -> bool:
+    """PTB logs an answer that is not JSON (a proxy's HTML error page, a 502 say) as an ERROR with the whole
+    page and a traceback, just before the bot's own one-line warning and retry: one short WARNING instead."""
+    if record.name.startswith("telegram") and str(record.msg).startswith("Can not load invalid JSON data"):
+        page = " ".join(str(record.args[0] if isinstance(record.args, tuple) and record.args else "").split())
+        record.msg, record.args = "Telegram's answer was not JSON (a proxy's error page?): %s", (page[:160],)
+        record.levelno, record.levelname, record.exc_info, record.exc_text = (
+            logging.WARNING,
+            "WARNING",
+            None,
+            None,
+        )
+    return True
 
 
 def _not_a_stop(record: logging.LogRecord) -> bool:
@@ -36,11 +87,14 @@ def _not_a_stop(record: logging.LogRecord) -> bool:
     return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
 
 
-def configure(level: str, libraries: str, token: str, stream: TextIO | None = None) -> logging.Handler:
+def configure(
+    level: str, libraries: str, token: str, stream: TextIO | None = None, style: LogFormat = "text"
+) -> logging.Handler:
     """One handler on the root logger (to ``stream``, stderr by default), returned so tests can remove it."""
     handler = logging.StreamHandler(stream or sys.stderr)
-    handler.setFormatter(TokenMask(token))
+    handler.setFormatter(TokenMask(token, style=style))
     handler.addFilter(_not_a_stop)
+    handler.addFilter(_proxy_page)
     root = logging.getLogger()
     for old in list(root.handlers):
         if getattr(old, "durak", False):

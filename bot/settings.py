@@ -58,6 +58,8 @@ class Settings(BaseSettings):
     # print what players must not see in a log (hands, the fair-play salt).
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log_level_libs: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
+    # Every event is one line: "text" for people, "json" (one object a line) for log shippers.
+    log_format: Literal["text", "json"] = "text"
     # Where players read the whole rule book (your copy of docs/rules.md); /rules links it when set.
     rules_url: str | None = None
     # Production: a public HTTPS URL makes the bot use a webhook instead of long polling.

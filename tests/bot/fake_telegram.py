@@ -39,13 +39,26 @@ BASE_URL = "http://fake-telegram.test/bot"
 
 class ApiError(Exception):
     def __init__(
-        self, code: int, description: str, retry_after: float | None = None, migrate_to: int | None = None
+        self,
+        code: int,
+        description: str,
+        retry_after: float | None = None,
+        migrate_to: int | None = None,
+        *,
+        page: bool = False,
     ) -> None:
         super().__init__(description)
         self.code = code
         self.description = description
         self.retry_after = retry_after
         self.migrate_to = migrate_to
+        self.page = page  # answered as a proxy's HTML error page, not as the Bot API's JSON
+
+
+PROXY_PAGE = (
+    "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1>"
+    "</center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+)
 
 
 @dataclass
@@ -408,10 +421,13 @@ class FakeTelegram:
 
     async def _handle(self, request: httpx.Request) -> httpx.Response:
         status, body = await self.call(request.url.path.rsplit("/", 1)[-1], request.content)
+        if isinstance(body, str):
+            return httpx.Response(status, text=body, headers={"Content-Type": "text/html"})
         return httpx.Response(status, json=body)
 
-    async def call(self, method: str, content: bytes) -> tuple[int, dict[str, Any]]:
-        """One Bot API call: the method name and the form-encoded body PTB sends; (HTTP status, JSON body)."""
+    async def call(self, method: str, content: bytes) -> tuple[int, dict[str, Any] | str]:
+        """One Bot API call: the method name and the form-encoded body PTB sends; (HTTP status, JSON body, or
+        the HTML page a proxy answers with)."""
         params: dict[str, Any] = {}
         for key, value in parse_qsl(content.decode(), keep_blank_values=True):
             try:
@@ -431,6 +447,8 @@ class FakeTelegram:
                 self._check_rate(int(params["chat_id"]), method, receiver)
             result = await api(params)
         except ApiError as err:
+            if err.page:
+                return err.code, PROXY_PAGE
             chat = params.get("chat_id")
             if isinstance(chat, int) and method in SENDS:
                 text = str(params.get("text", ""))
@@ -481,6 +499,8 @@ class FakeTelegram:
 
         async def handle(request: web.Request) -> web.Response:
             status, body = await self.call(request.match_info["method"], await request.read())
+            if isinstance(body, str):
+                return web.Response(text=body, status=status, content_type="text/html")
             return web.json_response(body, status=status)
 
         app = web.Application()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import logging
 import os
 import random
@@ -20,7 +21,7 @@ import engine
 from bot import logs
 from storage import Storage
 from tests.bot.conftest import Harness
-from tests.bot.fake_telegram import BASE_URL, TOKEN
+from tests.bot.fake_telegram import BASE_URL, TOKEN, ApiError
 from tests.bot.players import GROUP, open_table, play_until_over, start
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,3 +148,64 @@ def test_a_job_cancelled_by_the_stop_is_no_error_line_and_a_real_error_still_is(
     lines = stream.getvalue()
     assert "CancelledError" not in lines
     assert lines.count('Job "bot:7" raised an exception') == 1 and "ValueError: a real failure" in lines
+
+
+@pytest.fixture
+def json_log() -> Iterator[io.StringIO]:
+    """The bot's logging with LOG_FORMAT=json, written to a buffer."""
+    stream = io.StringIO()
+    levels = {name: logging.getLogger(name).level for name in ("", *logs.OWN)}
+    handler = logs.configure("INFO", "WARNING", TOKEN, stream, style="json")
+    try:
+        yield stream
+    finally:
+        logging.getLogger().removeHandler(handler)
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
+
+
+async def test_a_proxys_error_page_is_one_warning_line_and_the_message_still_arrives(
+    harness: Harness, debug_log: io.StringIO
+) -> None:
+    """A 502 page from a proxy in front of the Bot API: PTB's ERROR with the page and a traceback becomes one
+    WARNING line, the bot's own retry another, and the reply is sent after it."""
+    fake = harness.fake
+    fake.add_group(GROUP, "Friends")
+    fake.add_user(1, "Ann")
+    fake.fail_next("sendMessage", ApiError(502, "Bad Gateway", page=True))
+    fake.send(1, GROUP, "/help")
+    reply = await fake.wait_for(lambda: fake.last(GROUP), timeout=10, what="the reply")
+    assert "/newgame" in reply.text
+    lines = [line for line in debug_log.getvalue().splitlines() if line]
+    proxy = [line for line in lines if "not JSON" in line]
+    assert len(proxy) == 1 and " WARNING telegram" in proxy[0] and "502 Bad Gateway" in proxy[0]
+    assert any("trying again" in line and " WARNING bot.outbox" in line for line in lines)
+    stamp = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (DEBUG|INFO|WARNING|ERROR|CRITICAL) ")
+    assert all(stamp.match(line) for line in lines), [line for line in lines if not stamp.match(line)][:3]
+    assert "Traceback" not in debug_log.getvalue()
+
+
+def test_every_event_is_one_line_a_traceback_folded_into_it(debug_log: io.StringIO) -> None:
+    log = logging.getLogger("bot.outbox")
+    log.warning("two\nlines")
+    try:
+        raise ValueError(f"bad token {TOKEN}")
+    except ValueError:
+        log.exception("sending failed")
+    lines = debug_log.getvalue().splitlines()
+    assert len(lines) == 2 and "two \\n lines" in lines[0]
+    assert "sending failed | ValueError: bad token <BOT_TOKEN> (at test_operators.py:" in lines[1]
+
+
+def test_json_logs_are_one_object_a_line_with_the_traceback_inside(json_log: io.StringIO) -> None:
+    log = logging.getLogger("bot.outbox")
+    log.info("hello %s", "world")
+    try:
+        raise KeyError("x")
+    except KeyError:
+        log.exception("failed with %s", TOKEN)
+    events = [json.loads(line) for line in json_log.getvalue().splitlines()]
+    assert [e["message"] for e in events] == ["hello world", "failed with <BOT_TOKEN>"]
+    assert events[0]["level"] == "INFO" and events[0]["logger"] == "bot.outbox" and "T" in events[0]["time"]
+    assert "Traceback" in events[1]["exception"] and "KeyError: 'x'" in events[1]["exception"]
+    assert TOKEN.partition(":")[2] not in json_log.getvalue()

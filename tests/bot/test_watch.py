@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from bot.metrics import REGISTRY
 from tests.bot.conftest import Harness, running
@@ -45,6 +46,10 @@ async def test_metrics_count_updates_calls_results_and_what_the_bot_holds(harnes
     await start(harness, lobby)
     await harness.deps.outbox.idle()
     body = (await get(harness, "/metrics")).text
+    families = {f.name: f for f in text_string_to_metric_families(body)}  # prometheus_client's own parser
+    assert {"durak_updates", "durak_telegram_calls", "durak_live_tables", "durak_outbox_queued"} <= set(
+        families
+    )
     assert 'durak_live_tables{status="playing"} 1.0' in body
     assert 'durak_outbox_queued{priority="urgent"}' in body and "durak_outbox_oldest_seconds" in body
     assert "durak_cluster_chats_owned 0.0" in body  # SQLite: one process, no leases
@@ -70,9 +75,12 @@ async def test_health_says_which_part_is_unwell(harness: Harness, monkeypatch: p
     async def broken(*args: object) -> None:
         raise OSError("disk I/O error")
 
-    monkeypatch.setattr(harness.deps.storage.db, "fetch_one", broken)
-    monkeypatch.setattr(harness.deps.outbox, "backlog", lambda: ({"urgent": 1}, 600.0))
-    answer = await get(harness, "/healthz")
-    found = json.loads(answer.text)
-    assert answer.status_code == 503 and found["ok"] is False
-    assert found["database"] == "failed: OSError" and "600 s" in found["outbox"]
+    with monkeypatch.context() as patch:
+        patch.setattr(harness.deps.storage.db, "fetch_one", broken)
+        patch.setattr(harness.deps.outbox, "backlog", lambda: ({"urgent": 1}, 600.0))
+        answer = await get(harness, "/healthz")
+        found = json.loads(answer.text)
+        assert answer.status_code == 503 and found["ok"] is False
+        assert found["database"] == "failed: OSError" and "600 s" in found["outbox"]
+    # The database back, the outbox drained: well again.
+    assert (await get(harness, "/healthz")).status_code == 200
