@@ -18,7 +18,7 @@ from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
 from telegram.request import BaseRequest, HTTPXRequest
 
 import engine
-from bot import handlers, logs, metrics, profile, watch
+from bot import handlers, logs, metrics, profile, retention, watch
 from bot.cluster import Cluster
 from bot.deps import Deps, keep, keep_settings, settings_of, started
 from bot.http import AiohttpRequest
@@ -125,6 +125,13 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         for table, reason in broken:
             log.error("table %s could not be restored (its group is told): %s", table.id, reason)
     log.info("restored %d live tables", len(service.live))
+    if settings.move_log_days is not None:
+        days = settings.move_log_days
+
+        async def prune(_: ContextTypes.DEFAULT_TYPE) -> None:
+            await retention.prune(storage, days)
+
+        application.job_queue.run_repeating(prune, interval=retention.EVERY, first=60, name="retention")
     if settings.metrics_port is not None:
         server = watch.Server(deps, settings.metrics_listen, settings.metrics_port)
         await server.start()
@@ -204,6 +211,13 @@ def main(argv: list[str] | None = None) -> int:
             f"OK: settings valid ({mode}); the database {describe(settings.database)} opens, with {tables} tables to bring back"
         )
         print(f"computer players run on the {engine.BUILD}")
+        watched = settings.metrics_port is not None
+        where = f"http://{settings.metrics_listen}:{settings.metrics_port}" if watched else ""
+        print(f"metrics and health: {where + '/metrics and /healthz' if watched else 'off (METRICS_PORT)'}")
+        days = settings.move_log_days
+        print(
+            f"move logs of finished games: {f'kept {days} days' if days else 'kept for ever (MOVE_LOG_DAYS)'}"
+        )
         return 0
     application = build_application(settings)
     try:

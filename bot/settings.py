@@ -67,6 +67,9 @@ class Settings(BaseSettings):
     webhook_listen: str = "0.0.0.0"
     webhook_port: int = 8443
     webhook_secret: str | None = None
+    # Days the move logs of finished games are kept (for /replay); results, ratings and statistics are kept
+    # for ever. Unset: the logs too are kept for ever.
+    move_log_days: int | None = Field(None, ge=1)
     # Prometheus metrics (/metrics) and a health check (/healthz) over HTTP on this port (and address); off
     # unless set. Each process of a cluster needs a port of its own (docs/operations.md, "Watching it").
     metrics_port: int | None = Field(None, ge=0, le=65535)

@@ -130,6 +130,19 @@ class Games:
         )
         return [LoggedAction(seq=r["seq"], seat=r["seat"], action=r["action"], at=r["at"]) for r in rows]
 
+    async def prune_logs(self, finished_before: float, games: int = 50) -> int:
+        """Remove the move logs of up to ``games`` games that finished before ``finished_before`` (unix time),
+        oldest first; results, ratings and the games' own rows stay. Returns how many moves went (0: none was
+        left to prune). A pruned game keeps its ``seq``, so it tells a pruned log from an empty one."""
+        return await self.db.execute(
+            """DELETE FROM events WHERE game_id IN (
+                   SELECT g.id FROM games g
+                   WHERE g.finished_at IS NOT NULL AND g.finished_at < ? AND g.seq > 0
+                     AND EXISTS (SELECT 1 FROM events e WHERE e.game_id = g.id)
+                   ORDER BY g.id LIMIT ?)""",
+            (finished_before, games),
+        )
+
     @staticmethod
     def load(row: GameRow) -> Game:
         """The engine game of a stored row; BrokenSnapshot (naming the table) if it cannot be read."""

@@ -41,6 +41,9 @@ async def replay_command(update: Update, context: Context) -> None:
         t,
     )
     actions = [(a.seat, a.action) for a in await d.storage.games.log(row.id)]
+    if row.seq and not actions:  # its log was pruned (MOVE_LOG_DAYS): the game itself is not lost
+        await reply(d, message, t("replay.pruned", id=row.id))
+        return
     lines = [f"<b>{t('replay.title', id=row.id)}</b>", *replay_lines(deal, actions, names, t)]
     if row.finished_at is not None and row.salt and row.deck:  # the seal opens once the game is over
         lines += ["", *reveal_lines(row.salt, row.deck, t)]

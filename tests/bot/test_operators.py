@@ -129,6 +129,7 @@ def test_check_validates_the_settings_and_the_database_and_exits(tmp_path: Path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("OK: settings valid (long polling)") and "0 tables" in done.stdout
     assert f"computer players run on the {engine.BUILD}" in done.stdout  # run_bot's process decides alike
+    assert "metrics and health: off" in done.stdout and "kept for ever" in done.stdout
     done = run_bot(tmp_path / "d.sqlite3", "--check", token="not a token")
     assert done.returncode == 2 and "BOT_TOKEN" in done.stderr
 
