@@ -6,7 +6,7 @@ be drawn anew, and a card picked for the two-step cover to be asked again).
 ``m:<table>:<version>:<move>`` a move · ``k:<table>:<version>:<card>`` a card picked to cover with, when it
 could cover several attack cards (the second step asks which) · ``h:<table>`` show the hand again (leaves
 that second step) · ``b:<table>`` "I'm back" · ``c:<table>`` "🃏 My cards" under the table: the hand in the
-group, seen only by its player.
+group, seen only by its player · ``F:<yes|no>`` /forgetme's confirmation.
 """
 
 from __future__ import annotations
@@ -44,6 +44,11 @@ class HandPress:
 @dataclass(frozen=True, slots=True)
 class CardsPress:
     table_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetPress:
+    confirmed: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +102,7 @@ Press = (
     | HandPress
     | BackPress
     | CardsPress
+    | ForgetPress
     | DiscardPress
     | LobbyPress
     | BoardPress
@@ -121,6 +127,8 @@ def encode(press: Press) -> str:
         data = f"d:{press.table_id}"
     elif isinstance(press, CardsPress):
         data = f"c:{press.table_id}"
+    elif isinstance(press, ForgetPress):
+        data = f"F:{'yes' if press.confirmed else 'no'}"
     else:
         data = f"b:{press.table_id}"
     if len(data.encode()) > MAX_BYTES:
@@ -157,6 +165,8 @@ def decode(data: str | None) -> Press | None:
             return DiscardPress(_number(parts[1]))
         if parts[0] == "c" and len(parts) == 2:
             return CardsPress(_number(parts[1]))
+        if parts[0] == "F" and len(parts) == 2 and parts[1] in ("yes", "no"):
+            return ForgetPress(parts[1] == "yes")
         if parts[0] in ("m", "k") and len(parts) == 4:
             table_id, version = _number(parts[1]), _number(parts[2])
             if parts[0] == "m":

@@ -20,7 +20,7 @@ from bot.service import ABANDONED, CLOSED, REMATCH_WINDOW, Redraw, Table, warnin
 from engine.fairness import commitment
 from engine.views import view
 from storage import Storage
-from storage.records import Seat, TableStatus, User
+from storage.records import Seat, TableStatus, User, is_former
 
 
 class Presenter(Redraw):
@@ -69,7 +69,7 @@ class Presenter(Redraw):
     def _mark_hand(self, live: Table, seat: int, *, soon: bool = False, sent_only: bool = False) -> None:
         """Mark the seat's hand where its player holds it: in private, in the group, or both."""
         at = live.row.seats[seat]
-        if at.user_id is None:
+        if at.user_id is None or is_former(at.user_id):
             return
         private, group = self._places(at)
         if private and (not sent_only or at.hand_message_id is not None):
@@ -113,7 +113,7 @@ class Presenter(Redraw):
     def cards(self, table_id: int, seat: int) -> None:
         live = self._live(table_id)
         user = live.row.seats[seat].user_id if live is not None else None
-        if live is not None and user is not None:
+        if live is not None and user is not None and not is_former(user):
             self.outbox.mark_ephemeral(live.row.chat_id, user, ("cards", table_id, seat), soon=True)
 
     def _hand(self, table_id: int, seat: int, *, soon: bool = False) -> None:
@@ -199,7 +199,8 @@ class Presenter(Redraw):
             ]
             keyboard = lobby_keyboard(table.id, t, editing=live.editing_options, options=table.options)
             bots = live.editing_options or any(seat.user_id is None for seat in table.seats)
-            text = lobby_text(table.options, live.creator_name, players, t, bots=bots)
+            creator = live.creator_name or t("forget.former")
+            text = lobby_text(table.options, creator, players, t, bots=bots)
             if live.pending:
                 text += "\n" + t("lobby.pending", seconds=round(REMATCH_WINDOW))
             return text, keyboard
@@ -218,7 +219,7 @@ class Presenter(Redraw):
         """A player's hand: in their private chat, or (``group``) in the table's group, seen only by them."""
         at = live.row.seats[seat]
         user = await self.storage.users.get(at.user_id) if at.user_id is not None else None
-        if user is None:
+        if user is None or is_former(user.id):
             return None
         wanted = (_in_group(user, at) or live.screen(seat).group.asked) if group else _in_private(user)
         if not wanted:

@@ -29,7 +29,7 @@ GROUP_COMMANDS = (
     "rules",
     "help",
 )
-PRIVATE_COMMANDS = ("start", "top", "stats", "language", "rules", "help")
+PRIVATE_COMMANDS = ("start", "top", "stats", "language", "rules", "help", "forgetme")
 
 
 async def publish(bot: Bot) -> int:

@@ -18,6 +18,12 @@ CardsPlace = Literal["private", "group", "both"]
 CARDS_PLACES: tuple[CardsPlace, ...] = get_args(CardsPlace)
 
 
+def is_former(user_id: int | None) -> bool:
+    """A seat's player who asked to be forgotten (storage.users.Users.erase): nothing is sent to them, and
+    they are named "former player"."""
+    return user_id is not None and user_id < 0
+
+
 class User(_Record):
     id: int
     first_name: str

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Sequence
 
@@ -64,6 +65,26 @@ class Users:
     async def _changed(self, user_id: int) -> None:
         self.forget(user_id)
         await self.db.changed("user", user_id)
+
+    async def erase(self, user_id: int) -> int:
+        """Forget a user (/forgetme): their record goes, with their name, username, language and settings. What
+        other players' results, ratings and replays need of them stays, under a new id that names nobody (a
+        "former player": ids below 0, which Telegram never gives a user). Returns that id."""
+        former = -secrets.randbits(52) - 1
+        async with self.db.transaction():
+            await self.db.execute(
+                "INSERT INTO users (id, first_name, updated_at) VALUES (?, '', ?)", (former, time.time())
+            )
+            for table, column in (
+                ("seats", "user_id"),
+                ("result_players", "user_id"),
+                ("ratings", "user_id"),
+                ("tables", "creator_id"),
+            ):
+                await self.db.execute(f"UPDATE {table} SET {column} = ? WHERE {column} = ?", (former, user_id))
+            await self.db.execute("DELETE FROM users WHERE id = ?", (user_id,))
+        await self._changed(user_id)
+        return former
 
     async def set_started(self, user_id: int, started: bool = True) -> None:
         """Pressed Start in private (and so unblocked the bot), or stopped it."""

@@ -30,6 +30,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     # Private chat: /start, with a deep-link payload to join a table; your language and where your cards are.
     add(CommandHandler("start", private.start, filters=private_chat))
     add(CommandHandler(["language", "settings"], preferences.language_command, filters=private_chat))
+    add(CommandHandler("forgetme", private.forget_command, filters=private_chat))
     # A group's table: open one, take or leave a seat, deal, cancel.
     add(CommandHandler("newgame", lobby.new_game, filters=groups))
     add(CommandHandler(["join", "leave", "startgame", "cancel"], lobby.table_command, filters=groups))
@@ -50,6 +51,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(CallbackQueryHandler(play.back_press, pattern=r"^b:"))
     add(CallbackQueryHandler(play.discard_press, pattern=r"^d:"))
     add(CallbackQueryHandler(play.cards_press, pattern=r"^c:"))
+    add(CallbackQueryHandler(private.forget_press, pattern=r"^F:"))
     add(CallbackQueryHandler(lobby.lobby_press, pattern=r"^L:"))
     add(CallbackQueryHandler(boards.board_press, pattern=r"^T:"))
     add(CallbackQueryHandler(preferences.settings_press, pattern=r"^S:"))

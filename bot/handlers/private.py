@@ -7,8 +7,9 @@ import re
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
+from bot.callbacks import ForgetPress, encode
 from bot.deps import Deps, settings_of
-from bot.handlers.common import Context, alert, deps, reply, text_for_chat, user_of
+from bot.handlers.common import Context, alert, asked, deps, pressed, reply, show, text_for_chat, user_of
 from bot.i18n import Text
 from bot.service import Refusal
 from storage.records import LIVE, User
@@ -59,6 +60,34 @@ async def _join_by_link(d: Deps, user: User, token: str, t: Text) -> str:
     if not (outcome.ok or outcome.refusal is Refusal.ALREADY_SEATED):
         return alert(t, outcome)
     return t("alert.joined", chat=title)
+
+
+async def forget_command(update: Update, context: Context) -> None:
+    """/forgetme in private: what will go and what stays, and a button to confirm."""
+    found = await asked(update, context)
+    if found is not None:
+        d, message, user = found
+        t = await d.presenter.user_text(user.id)
+        buttons = [
+            InlineKeyboardButton(t("forget.confirm"), callback_data=encode(ForgetPress(True))),
+            InlineKeyboardButton(t("forget.cancel"), callback_data=encode(ForgetPress(False))),
+        ]
+        await reply(d, message, t("forget.ask"), InlineKeyboardMarkup([buttons]))
+
+
+async def forget_press(update: Update, context: Context) -> None:
+    """The confirmation: the person is forgotten (their seats handed to bots first), or nothing changes."""
+    found = await pressed(update, context, ForgetPress)
+    if found is None:
+        return
+    d, query, user, t, press = found
+    if query.message is None or query.message.chat.id != user.id:
+        await query.answer(t("alert.stale"), show_alert=True)
+        return
+    if press.confirmed:
+        await d.service.forget(user.id)
+    await query.answer()
+    await show(d, query, t("forget.done" if press.confirmed else "forget.kept"), None)
 
 
 async def help_command(update: Update, context: Context) -> None:

@@ -68,9 +68,10 @@ def bot_name(seat: int, t: Text) -> str:
 
 def seat_names(names: Sequence[str], bots: Sequence[bool], t: Text) -> list[str]:
     """The names of a table's seats as one reader sees them: players as they are, bots named in their
-    language."""
+    language, a player who asked to be forgotten (no name) as a former player."""
     return [
-        bot_name(seat, t) if bot else name for seat, (name, bot) in enumerate(zip(names, bots, strict=True))
+        bot_name(seat, t) if bot else name or t("forget.former")
+        for seat, (name, bot) in enumerate(zip(names, bots, strict=True))
     ]
 
 

@@ -28,7 +28,7 @@ def board_text(
             t(
                 "top.line",
                 rank=leader.rank,
-                name=short(leader.name),
+                name=short(leader.name or t("forget.former")),
                 rating=str(rating(leader.rating)),
                 games=t.plural("stats.games", leader.games),
             )

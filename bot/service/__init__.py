@@ -32,7 +32,7 @@ from bot.thinking import Thinker
 from engine import Options
 from engine.moves import Move
 from storage import Storage, TableExists
-from storage.records import TableRow, TableStatus, User
+from storage.records import TableRow, TableStatus, User, is_former
 
 _GONE = Outcome.refused(Refusal.NO_TABLE)
 
@@ -121,11 +121,27 @@ class TableService:
             durak = old.result.durak if old.result is not None else None
             if durak is not None:
                 table.loser = (row.seats[durak].user_id, durak)
-            await table.seat_rematch([s.user_id for s in row.seats], user.id)
+            players = [
+                s.user_id for s in row.seats if not is_former(s.user_id)
+            ]  # the forgotten are not asked
+            await table.seat_rematch(players, user.id)
             self.env.scheduler.rematch_expiry(new.id, self.env.clock() + REMATCH_WINDOW)
             return Outcome(True, table_id=new.id)
 
         return await old.rematch(user.id, open_next)
+
+    async def forget(self, user_id: int) -> int:
+        """/forgetme: the user leaves every live table first (a lobby frees the seat, a bot plays on a game
+        they sit in), then storage forgets them; the tables they sat at are read again under the anonymous
+        id their seats now carry. Returns that id."""
+        seated = [t for t in self.live.values() if t.live and t.seat_of(user_id) is not None]
+        for table in seated:
+            await table.leave(user_id)
+        former = await self.storage.users.erase(user_id)
+        for table in self.live.values():
+            if table.row.creator_id == user_id or table.seat_of(user_id) is not None:
+                await table.reload()
+        return former
 
     async def restore(self, chat_id: int | None = None) -> list[tuple[TableRow, str]]:
         """Bring every table back after a restart (or, with ``chat_id``, the tables of one chat this process

@@ -147,9 +147,12 @@ class Table(Playing):
             return Outcome(True, table_id=self.id)
 
     async def reload(self) -> None:
-        """The stored record changed under the table (its group moved to a new chat id): read it again."""
+        """The stored record changed under the table (its group moved to a new chat id, a player was
+        forgotten): read it again."""
         async with self.lock:
             await self._reload()
+            creator = await self.env.storage.users.get(self.row.creator_id)
+            self.creator_name = creator.display_name if creator else ""
             self.env.redraw.table_message(self.id)
 
     async def close(self, status: TableStatus, reason: str | None = None) -> None:
