@@ -6,7 +6,8 @@ of ``normal``'s time, or ``budget`` / 10 if given) and the outside anchor ismcts
 classic Cowling–Powley–Whitehouse search) at ``normal``'s time; ``ismcts-1.5s`` gives it hard's, and
 ``ismcts-c1.0`` another exploration constant, ``ismcts-policy`` an experiment with the bot's playout
 policy instead of random rollouts (they combine: ``ismcts-1.5s-c1.0-policy``); ``normal-tree`` is *normal*
-with the other seats' decisions in its tree too (an experiment). Every budget is CPU time of
+with the other seats' decisions in its tree at every table size, ``normal-policy`` with them moved by the
+playout policy at every table size (what *normal* was before it searched them heads-up). Every budget is CPU time of
 the deciding thread, so a busy machine slows a benchmark down without changing its result.
 """
 
@@ -35,8 +36,8 @@ def make(name: str, seed: int, budget: float | None = None) -> Player:
         return SearchPlayer(budget or 1.0, seed=seed, reads=True)
     if name == "pimc":
         return PimcPlayer((budget or BUDGET[BotLevel.NORMAL]) / 10, seed=seed)
-    if name == "normal-tree":  # an experiment: normal with the other seats' decisions in its tree
-        return SearchPlayer(BUDGET[BotLevel.NORMAL], seed=seed, opponents=True)
+    if name in ("normal-tree", "normal-policy"):  # the other seats in the tree, or moved by the policy
+        return SearchPlayer(BUDGET[BotLevel.NORMAL], seed=seed, opponents=name == "normal-tree")
     if name == "ismcts" or name.startswith("ismcts-"):
         return anchor(name, seed)
     if name in NAMES:

@@ -2,15 +2,17 @@
 policy playouts, stopped by a time budget (or an iteration count, for reproducible tests); endgames whose
 cards are all accounted for are solved exactly instead.
 
-Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012), open loop: every iteration deals a fresh
-world and walks a tree of this seat's own decisions, choosing among the moves legal in that world by UCB
-with availability counts; the other seats move by the playout policy, in the tree as after it. It adds one
-edge, plays the game out with the policy and credits the edges it walked with this seat's result.
+Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012): every iteration deals a fresh world, walks one
+tree (UCB with availability counts among the moves legal in that world), adds one edge, plays the game out
+with the playout policy and credits the edges it walked with the result for the seat that chose each.
 
-Why the other seats are not in the tree: every world holds this seat's real hand, so tree edges for the
-opponents would learn to play against that hand (throw in exactly what it cannot beat) as if they saw it.
-The search then feared every long bout and took cards it could have covered; with policy opponents in the
-walk it plays far better (docs/ai.md, "How strong", has the measured figures).
+Heads-up, the other seat's decisions are in the tree too, as the classic design has them. Every world holds
+this seat's real hand, so those edges learn to answer that hand as if they saw it; a search that left them
+to the playout policy (open loop) feared that less, but it also never saw the replies a searching opponent
+finds, and against one (bench/ismcts.py, the published method at equal CPU) it scored 54% where the tree
+scores three quarters (docs/ai.md, "Against an outside search"). At a table of three or more the other seats
+move by the policy inside the walk (``opponents`` forces either way): with several opponents in it the tree
+would grow their edges and hardly this seat's own.
 """
 
 from __future__ import annotations
@@ -67,7 +69,9 @@ class SearchPlayer:
     host slows a bot down but does not weaken it), or after exactly ``iterations`` iterations if given
     (deterministic under ``seed`` then). An endgame may take the solver ``endgame`` seconds (default: half
     the budget) and ``solver_nodes`` positions; if it cannot be solved in them, half the budget is still
-    left for the search. ``reads``: it reads the opponents' play (engine.ai.reading)."""
+    left for the search. ``reads``: it reads the opponents' play (engine.ai.reading). ``opponents``: the
+    other seats' decisions in the tree (True), or moved by the policy (False); by default in the tree
+    heads-up only (see the module's docstring)."""
 
     def __init__(
         self,
@@ -79,7 +83,7 @@ class SearchPlayer:
         endgame: float | None = None,
         clock: Callable[[], float] = time.thread_time,
         reads: bool = False,
-        opponents: bool = False,
+        opponents: bool | None = None,
     ) -> None:
         self.budget = budget
         self.endgame = budget / 2 if endgame is None else endgame
@@ -91,8 +95,6 @@ class SearchPlayer:
         self.prior = HeuristicPlayer()
         # Reading the opponents (engine.ai.reading) needs the same player for a whole game.
         self.reading = Reading() if reads else None
-        # An experiment (bench/players.py ``normal-tree``): the other seats' decisions in the tree as well,
-        # as in the classic design, instead of the playout policy.
         self.opponents = opponents
 
     def remembered(self) -> int:
@@ -116,7 +118,8 @@ class SearchPlayer:
             if len(good) == 1:
                 return self._decided(good[0], "solved", 0, start)
             moves = good  # among equally good moves, the one search likes best keeps the play natural
-        root, iterations = self._search(worlds, moves, start)
+        tree = self.opponents if self.opponents is not None else view.players == 2
+        root, iterations = self._search(worlds, moves, start, tree)
         return self._decided(self._pick(root, view, moves), "search", iterations, start)
 
     def _decided(self, move: Move, how: str, iterations: int, start: float) -> Move:
@@ -150,7 +153,7 @@ class SearchPlayer:
         margin = TIE * math.sqrt(0.25 / b.visits + 0.25 / c.visits)
         return alternative if c.total / c.visits >= b.total / b.visits - margin else best
 
-    def _search(self, worlds: Worlds, moves: list[Move], start: float) -> tuple[Node, int]:
+    def _search(self, worlds: Worlds, moves: list[Move], start: float, tree: bool) -> tuple[Node, int]:
         me = worlds.knowledge.seat
         root = Node(me)  # the root's own seat: whose decision it is
         rand = worlds.rng.random
@@ -171,7 +174,7 @@ class SearchPlayer:
             while world.result is None:
                 if len(path) > 1:
                     seat, legal = world.turn(rand)
-                    if seat != me and not self.opponents:
+                    if seat != me and not tree:
                         if waited == WAIT or world.out[me] >= 0:
                             break  # this seat will not act again soon, or ever: a playout finds the result
                         waited += 1

@@ -367,18 +367,21 @@ def test_a_near_tie_goes_to_the_careful_players_move() -> None:
     assert SearchPlayer(iterations=1)._pick(root, seen, list(seen.moves)) == careful
 
 
-def test_the_search_tree_holds_only_the_seats_own_decisions() -> None:
-    """Open loop: the other seats move by the policy, so no edge of the tree can learn the seat's hand."""
+def test_with_the_policy_for_the_others_the_tree_holds_only_the_seats_own_decisions() -> None:
+    """Open loop (tables of three or more, or ``opponents=False``): the other seats move by the policy, so no
+    edge of the tree can learn the seat's hand; heads-up, by default, both seats' decisions are in it."""
     g = a_coverable_attack()
     seen = view(g, 1)
-    player = SearchPlayer(iterations=400, seed=3)
-    root, _ = player._search(Worlds(seen, random.Random(3)), list(seen.moves), 0.0)
-    nodes, depth = [root], 0
-    while nodes:
-        assert all(n.seat == 1 for n in nodes)
-        nodes = [c for n in nodes for c in n.children.values()]
-        depth += 1
-    assert depth > 2  # the tree did grow past the first decision
+    for tree in (False, True):
+        player = SearchPlayer(iterations=400, seed=3)
+        root, _ = player._search(Worlds(seen, random.Random(3)), list(seen.moves), 0.0, tree)
+        nodes, depth, seats = [root], 0, set()
+        while nodes:
+            seats |= {n.seat for n in nodes}
+            nodes = [c for n in nodes for c in n.children.values()]
+            depth += 1
+        assert depth > 2  # the tree did grow past the first decision
+        assert seats == ({0, 1} if tree else {1})
 
 
 def test_the_pimc_player_solves_endgames_too() -> None:
@@ -441,8 +444,9 @@ def test_a_walk_gives_way_when_the_other_seats_would_pass_cards_round_for_ever(
 
 
 def test_with_the_opponents_in_its_tree_the_search_still_plays_legal_whole_games() -> None:
-    """The experiment ``opponents=True`` (bench/players.py ``normal-tree``): every seat's decisions in the
-    tree; the walk then never steps with the policy, and a game is still played out legally to its end."""
+    """``opponents=True`` (heads-up by default; bench/players.py ``normal-tree`` at every table size): every
+    seat's decisions in the tree; the walk then never steps with the policy, and a game is still played
+    out legally to its end."""
     for seed in range(3):
         game = Game.deal(Options(draw=False, first_bout_five=False), 2, rng=random.Random(seed))
         players: list[Player] = [SearchPlayer(iterations=120, seed=seed, opponents=True), GreedyPlayer()]
