@@ -92,6 +92,7 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         on_refused=lambda chat_id: service.chat_refused(chat_id),
         on_migrated=lambda old, new: service.chat_migrated(old, new),
         limits=settings.limits(),
+        paces=storage.paces,
     )
     presenter = Presenter(
         storage,

@@ -18,7 +18,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 from telegram import Bot, InlineKeyboardMarkup
 
@@ -57,6 +57,15 @@ class Limits:
 
 MAX_FAILURES = 8  # a message somebody waits for is given up after this many failed tries in a row
 
+
+class PaceStore(Protocol):
+    """Where a group's recent sends are kept across processes (storage.paces.Paces): unix times."""
+
+    async def get(self, chat_id: int) -> tuple[list[float], float] | None: ...
+
+    async def put(self, chat_id: int, sent: list[float], blocked_until: float) -> None: ...
+
+
 DraftSource = Callable[[Key], Awaitable[Draft | None]]
 SentHook = Callable[[Key, int], Awaitable[None]]
 
@@ -83,8 +92,13 @@ class Outbox:
         on_migrated: MigratedHook,
         limits: Limits | None = None,
         clock: Callable[[], float] = time.monotonic,
+        paces: PaceStore | None = None,
     ) -> None:
         self.source = source
+        # A group's sends of the last minute, kept where a restarted process reads them: without them a new
+        # process starts with the whole budget that its predecessor had partly spent, and draws a 429.
+        self.paces = paces
+        self._saving: set[asyncio.Task[None]] = set()
         self.on_sent = on_sent
         self.on_refused = on_refused
         self.limits = limits or Limits()
@@ -187,6 +201,7 @@ class Outbox:
         for task in self._tasks.values():
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        await asyncio.gather(*self._saving, return_exceptions=True)  # the budgets, for the next process
         for chat in self._chats.values():  # nobody waits for ever on a message that will not go out now
             for _, done in chat.urgent:
                 if not done.done():
@@ -221,6 +236,8 @@ class Outbox:
 
     async def _run(self, lane: Lane) -> None:
         chat = self._chat(lane)
+        if isinstance(lane, int) and lane < 0:
+            await self._recall(lane, chat)
         while (chat.urgent or chat.dirty) and lane not in self._refused and not self._closed:
             redraw = not chat.urgent and _told_once(chat) is None
             wait = self._wait(lane, chat, redraw)
@@ -267,6 +284,45 @@ class Outbox:
                     self._settle(chat, None)
             finally:
                 self._budget.done(slot, chat.calls - calls)
+                if chat.calls != calls and isinstance(lane, int) and lane < 0:
+                    self._keep(lane, chat)
+
+    async def _recall(self, chat_id: int, chat: _Chat) -> None:
+        """A group this process has not sent into within the window: what was sent into it meanwhile (by a
+        process before a restart, or by another that held it) counts against its budget here too."""
+        now = self.clock()
+        if self.paces is None or (chat.sent and chat.sent[-1] > now - self.limits.window):
+            return
+        try:
+            kept = await self.paces.get(chat_id)
+        except Exception:  # the budget is a courtesy to Telegram: a database hiccup must not stop sending
+            log.warning("could not read the sending budget of chat %s", chat_id, exc_info=True)
+            return
+        if kept is None:
+            return
+        wall = time.time()
+        sent, blocked = kept
+        recent = [now - (wall - t) for t in sent if t > wall - self.limits.window]
+        chat.sent = deque(sorted({*chat.sent, *recent}))
+        chat.blocked_until = max(chat.blocked_until, now - (wall - blocked))
+
+    def _keep(self, chat_id: int, chat: _Chat) -> None:
+        """Write the group's recent sends (in the background: sending never waits on the database)."""
+        if self.paces is None:
+            return
+        now, wall = self.clock(), time.time()
+        sent = [wall - (now - t) for t in chat.sent]
+        blocked = wall - (now - chat.blocked_until) if chat.blocked_until > now else 0.0
+        task = asyncio.get_running_loop().create_task(self._put(chat_id, sent, blocked))
+        self._saving.add(task)
+        task.add_done_callback(self._saving.discard)
+
+    async def _put(self, chat_id: int, sent: list[float], blocked: float) -> None:
+        assert self.paces is not None
+        try:
+            await self.paces.put(chat_id, sent, blocked)
+        except Exception:
+            log.warning("could not keep the sending budget of chat %s", chat_id, exc_info=True)
 
     def _settle(self, chat: _Chat, message_id: int | None) -> None:
         """The first urgent piece of work is done (sent, or given up): its sender learns the message id."""

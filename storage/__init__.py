@@ -10,6 +10,7 @@ from storage.db import DATABASE_ERRORS, Database, StorageUnusable, is_postgres
 from storage.games import BrokenSnapshot, Games, StaleGame
 from storage.migrations import SchemaTooNew
 from storage.owners import Owners
+from storage.paces import Paces
 from storage.postgres import PostgresDatabase, describe_server
 from storage.records import LiveTable
 from storage.results import GLOBAL, Results
@@ -42,6 +43,7 @@ class Storage:
         self.games = Games(db)
         self.results = Results(db)
         self.owners = Owners(db)
+        self.paces = Paces(db)
 
     @classmethod
     async def open(cls, where: str | Path, *, synchronous: str = "FULL") -> Storage:

@@ -174,6 +174,15 @@ MIGRATIONS: list[str] = [
     ALTER TABLE users ADD COLUMN cards TEXT CHECK (cards IS NULL OR cards IN ('private', 'group', 'both'));
     ALTER TABLE seats ADD COLUMN group_hand_id INTEGER;
     """,
+    # 7: a group's sending budget outlives the process that spent it: a restarted process (or the one that
+    # takes the group over) reads what was sent into the group in the last minute, and a 429's wait.
+    """
+    CREATE TABLE chat_pace (
+        chat_id INTEGER PRIMARY KEY,
+        sent TEXT NOT NULL CHECK (json_valid(sent)),   -- unix times of the group's last sends, oldest first
+        blocked_until REAL NOT NULL DEFAULT 0           -- a 429 asked to wait until then (unix time)
+    );
+    """,
 ]
 
 # PostgreSQL runs the same steps, translated by these rules (the only place the two schemas differ): 64-bit

@@ -81,7 +81,9 @@ class Users:
                 ("ratings", "user_id"),
                 ("tables", "creator_id"),
             ):
-                await self.db.execute(f"UPDATE {table} SET {column} = ? WHERE {column} = ?", (former, user_id))
+                await self.db.execute(
+                    f"UPDATE {table} SET {column} = ? WHERE {column} = ?", (former, user_id)
+                )
             await self.db.execute("DELETE FROM users WHERE id = ?", (user_id,))
         await self._changed(user_id)
         return former

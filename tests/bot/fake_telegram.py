@@ -98,6 +98,7 @@ class Sent:
     sound: bool = False  # a new message without disable_notification: the phone sounds (an edit never does)
     markup: dict[str, Any] | None = None
     receiver: int | None = None  # an ephemeral message's receiver
+    error: int = 0  # the error code of a refused call (429: past a limit)
 
 
 @dataclass(frozen=True)
@@ -452,7 +453,9 @@ class FakeTelegram:
             chat = params.get("chat_id")
             if isinstance(chat, int) and method in SENDS:
                 text = str(params.get("text", ""))
-                self.sent.append(Sent(time.monotonic(), method, chat, False, text, receiver=receiver))
+                self.sent.append(
+                    Sent(time.monotonic(), method, chat, False, text, receiver=receiver, error=err.code)
+                )
             body: dict[str, Any] = {"ok": False, "error_code": err.code, "description": err.description}
             if err.retry_after is not None and isinstance(chat, int):
                 self._blocked_until[self._lane(chat, receiver)] = time.monotonic() + err.retry_after

@@ -88,3 +88,34 @@ async def test_fifty_lobbies_at_once_stay_within_thirty_messages_a_second_overal
     sent = [s.at for s in fake.sent if s.ok]
     assert most_in_a_window(sent, 1.0 * scale) <= 30
     assert [s for s in fake.sent if not s.ok] == [] and fake.too_early == []
+
+
+async def test_a_restart_does_not_forget_what_the_group_was_sent(harness: Harness) -> None:
+    """A new process starts with the group's minute as the old one left it: replies after a restart wait
+    for the budget instead of drawing a 429 (Telegram's limits enforced, scaled to a 6 s minute)."""
+    from tests.bot.conftest import start_app, stop_app
+
+    fake = harness.fake
+    await stop_app(harness.app)
+    scale = 0.1  # a minute of 6 s: longer than a restart takes
+    harness.app = await start_app(fake, harness.db_path, rate_scale=scale)
+    fake.limits = RateLimits(scale=scale)
+    fake.add_group(GROUP, "Friends")
+    for user in range(1, 7):
+        fake.add_user(user, f"P{user}")
+
+    async def ask(times: int) -> None:
+        before = len(fake.bot_messages(GROUP))
+        for n in range(times):
+            fake.send(n % 6 + 1, GROUP, "/help")
+        await fake.wait_for(
+            lambda: len(fake.bot_messages(GROUP)) >= before + times, timeout=30, what="replies"
+        )
+
+    await ask(17)
+    await stop_app(harness.app)
+    harness.app = await start_app(fake, harness.db_path, rate_scale=scale)
+    await ask(6)
+    sent = [s.at for s in fake.sent if s.chat_id == GROUP and s.ok]
+    assert [s for s in fake.sent if not s.ok] == [] and fake.too_early == []
+    assert most_in_a_window(sent, 60 * scale) <= 20
