@@ -17,6 +17,18 @@ import contextlib
 from collections import deque
 from collections.abc import Callable
 
+# What each call the outbox makes costs against Telegram's limits (a chat's spacing, a group's 20 a minute,
+# the token's 30 a second). Telegram documents that messages sent count; edits are believed to count the
+# same; deletions are believed not to. An operator who learns better changes a line here, and nothing else.
+COST: dict[str, int] = {
+    "sendMessage": 1,
+    "editMessageText": 1,
+    "deleteMessage": 0,
+    "sendMessage (ephemeral)": 1,
+    "editEphemeralMessageText": 1,
+    "deleteEphemeralMessage": 0,
+}
+
 URGENT, SOON, LATER = 0, 1, 2  # ranks: a reply or result; a hand whose player must act; any other redraw
 
 

@@ -18,6 +18,7 @@ from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
 from bot import ephemeral
+from bot.budget import COST
 
 log = logging.getLogger("bot.outbox")
 
@@ -51,7 +52,7 @@ class Pace:
 
     sent: deque[float] = field(default_factory=deque)  # when each send of the window went out
     blocked_until: float = 0.0  # a 429's retry_after, or a pause after a network failure
-    calls: int = 0  # sends and edits made, ever (tells whether a piece of work sent anything)
+    calls: int = 0  # calls made, ever, as budget.COST counts them (tells whether a piece of work spent any)
 
 
 class TryAgain(Exception):
@@ -83,19 +84,30 @@ class Delivery:
         shown = (draft.text, draft.keyboard.to_dict() if draft.keyboard else None)
         if draft.message_id is not None and self._shown.get(_where(draft, draft.message_id)) == shown:
             return draft.message_id  # it shows that already: an edit would change nothing
-        chat.calls += 1
+        sending = draft.message_id is None
+        method = (
+            ("sendMessage" if sending else "editMessageText")
+            if draft.receiver is None
+            else ("sendMessage (ephemeral)" if sending else "editEphemeralMessageText")
+        )
         try:
             return await self._call(chat, draft, shown, again)
         finally:
             # Counted from when Telegram answered: a request that waited in a queue on the way still leaves
             # the next one in this chat its full spacing.
-            chat.sent.append(self.clock())
+            self._spent(chat, method)
+
+    def _spent(self, chat: Pace, method: str) -> None:
+        """One call made into ``chat``, counted as budget.COST says."""
+        cost = COST[method]
+        chat.calls += cost
+        chat.sent.extend([self.clock()] * cost)
 
     async def _call(self, chat: Pace, draft: Draft, shown: tuple[str, object], again: bool) -> int | None:
         chat_id = draft.chat_id
         try:
             if draft.receiver is not None:
-                message_id = await self._ephemeral(draft)
+                message_id = await self._ephemeral(chat, draft)
             elif draft.message_id is None:
                 sent = await self.bot.send_message(
                     chat_id,
@@ -108,7 +120,7 @@ class Delivery:
                 )
                 message_id = sent.message_id
                 if draft.replaces is not None:
-                    await self.delete(chat_id, draft.replaces)
+                    await self.delete(chat_id, draft.replaces, pace=chat)
             else:
                 await self.bot.edit_message_text(
                     draft.text,
@@ -152,7 +164,7 @@ class Delivery:
             self._shown.clear()
         return message_id
 
-    async def _ephemeral(self, draft: Draft) -> int:
+    async def _ephemeral(self, chat: Pace, draft: Draft) -> int:
         """Send or edit an in-group message that only ``draft.receiver`` sees."""
         assert draft.receiver is not None
         chat_id, receiver = draft.chat_id, draft.receiver
@@ -163,12 +175,16 @@ class Delivery:
             self.bot, chat_id, receiver, draft.text, draft.keyboard, draft.thread_id
         )
         if draft.replaces is not None:
-            await self.delete(chat_id, draft.replaces, receiver)
+            await self.delete(chat_id, draft.replaces, receiver, pace=chat)
         return message_id
 
-    async def delete(self, chat_id: int, message_id: int, receiver: int | None = None) -> None:
+    async def delete(
+        self, chat_id: int, message_id: int, receiver: int | None = None, *, pace: Pace | None = None
+    ) -> None:
         """Best effort: a message that cannot be deleted any more (gone, too old) just stays."""
         self._shown.pop((chat_id, message_id, receiver or 0), None)
+        if pace is not None:
+            self._spent(pace, "deleteMessage" if receiver is None else "deleteEphemeralMessage")
         try:
             if receiver is not None:
                 await ephemeral.delete(self.bot, chat_id, receiver, message_id)
