@@ -25,6 +25,7 @@ GROUP_COMMANDS = (
     "top",
     "stats",
     "replay",
+    "kick",
     "settings",
     "rules",
     "help",

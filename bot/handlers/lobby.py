@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import html
+
 from telegram import Update
 
 from bot.callbacks import LobbyPress
 from bot.handlers.common import Context, alert, answer, asked, is_admin, pressed, reply, thread_of
+from bot.render.group import short
 from bot.render.lobby import option_label
 from bot.service import Outcome, Refusal, Table
 from engine import Options
 from engine.options import CHOICES
-from storage.records import User
+from storage.records import TableStatus, User
+
+REASON = 100  # characters of a /kick's reason shown to the group
 
 
 async def new_game(update: Update, context: Context) -> None:
@@ -42,6 +47,35 @@ async def table_command(update: Update, context: Context) -> None:
     outcome = await _lobby_action(context, user, live, command)
     if not outcome.ok:
         await reply(d, message, alert(t, outcome))
+
+
+async def kick_command(update: Update, context: Context) -> None:
+    """/kick in reply to a player's message (a reason may follow): the host or an admin frees their seat in
+    the lobby, or hands it to a bot for the rest of the game; the group is told who did it, and why."""
+    found = await asked(update, context)
+    if found is None:
+        return
+    d, message, user = found
+    t = await d.presenter.group_text(message.chat_id)
+    target = message.reply_to_message.from_user if message.reply_to_message else None
+    live = d.service.here(message.chat_id, thread_of(message))
+    if target is None or target.is_bot:
+        await reply(d, message, t("kick.how"))
+        return
+    if live is None:
+        await reply(d, message, t("alert.no_table"))
+        return
+    playing = live.row.status is TableStatus.PLAYING
+    outcome = await live.kick(target.id, user.id, await _admin(context, live, user))
+    if not outcome.ok:
+        await reply(d, message, alert(t, outcome))
+        return
+    name = short(target.full_name)
+    lines = [t("kick.game" if playing else "kick.lobby", by=short(user.display_name), name=name)]
+    reason = " ".join((message.text or "").split()[1:])[:REASON]
+    if reason:
+        lines.append(t("kick.reason", reason=html.escape(reason)))
+    await reply(d, message, "\n".join(lines))
 
 
 async def lobby_press(update: Update, context: Context) -> None:

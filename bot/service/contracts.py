@@ -54,6 +54,8 @@ class Refusal(StrEnum):
     SAVE_FAILED = "alert.save_failed"
     OTHER_CHAT = "alert.other_chat"
     REMATCH_TAKEN = "alert.rematch_taken"
+    THEY_ARE_NOT_SEATED = "alert.they_are_not_seated"
+    KICKED = "alert.kicked"
     ILLEGAL = "illegal"  # the engine's reason goes with it
 
 

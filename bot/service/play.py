@@ -56,7 +56,11 @@ class Playing(TableState):
         """ "I'm back": the player takes their seat back from the bot."""
         async with self.lock:
             seat = self.seat_in_game(user_id)
-            return Outcome.refused(seat) if isinstance(seat, Refusal) else await self._act(seat, RECLAIM)
+            if isinstance(seat, Refusal):
+                return Outcome.refused(seat)
+            if user_id in self.kicked:  # the host or an admin decided: a bot plays it to the end
+                return Outcome.refused(Refusal.KICKED)
+            return await self._act(seat, RECLAIM)
 
     async def show_cards(self, user_id: int) -> Outcome:
         """ "🃏 My cards" under the table: the player's hand comes afresh in the group, seen only by them (the

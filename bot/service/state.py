@@ -79,6 +79,7 @@ class TableState:
         self.editing_options = False
         self.closed_at: float | None = None  # when it finished or was cancelled
         self.pending: set[int] = set()  # rematch: players who have not confirmed yet
+        self.kicked: set[int] = set()  # players whose seat the host or an admin handed to a bot (/kick)
         self.rematch_open = True  # a finished game's result still offers a rematch
         self.loser: tuple[int | None, int] | None = None  # rematch: the last durak (user id or None, seat)
         self.failures = 0  # database writes that failed in a row (the retry backs off)

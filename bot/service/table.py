@@ -82,6 +82,26 @@ class Table(Playing):
             self.env.redraw.table_message(self.id)
             return Outcome(True, table_id=self.id)
 
+    async def kick(self, user_id: int, by: int, is_admin: bool) -> Outcome:
+        """The host or a group admin removes a player: from a lobby their seat is freed; in a game a bot plays
+        it to the end and "I'm back" no longer gives it back (docs/rules.md §9)."""
+        async with self.lock:
+            if by != self.row.creator_id and not is_admin:
+                return Outcome.refused(Refusal.CREATOR_ONLY)
+            seat = self.seat_of(user_id)
+            if seat is None:
+                return Outcome.refused(Refusal.THEY_ARE_NOT_SEATED)
+            if self.row.status is TableStatus.PLAYING:
+                self.kicked.add(user_id)
+                return await self._act(seat, TAKE_OVER)
+            if self.row.status is not TableStatus.LOBBY:
+                return Outcome.refused(Refusal.NOT_LOBBY)
+            self.pending.discard(user_id)
+            await self.env.storage.tables.remove_seat(self.id, seat)
+            await self._reload()
+            self.env.redraw.table_message(self.id)
+            return Outcome(True, table_id=self.id)
+
     async def toggle_options(self, by: int, is_admin: bool) -> Outcome:
         """Show or hide the options keyboard."""
 
