@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 
 from tests.bot.conftest import Harness
-from tests.bot.fake_telegram import Message
 from tests.bot.players import (
     GROUP,
     button,
