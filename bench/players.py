@@ -7,7 +7,8 @@ classic Cowling–Powley–Whitehouse search) at ``normal``'s time; ``ismcts-1.5
 ``ismcts-c1.0`` another exploration constant, ``ismcts-policy`` an experiment with the bot's playout
 policy instead of random rollouts (they combine: ``ismcts-1.5s-c1.0-policy``); ``normal-tree`` is *normal*
 with the other seats' decisions in its tree at every table size, ``normal-policy`` with them moved by the
-playout policy at every table size (what *normal* was before it searched them heads-up). Every budget is CPU time of
+playout policy at every table size (what *normal* was before it searched them heads-up); either takes another
+budget as ``normal-tree-0.1s``. Every budget is CPU time of
 the deciding thread, so a busy machine slows a benchmark down without changing its result.
 """
 
@@ -36,8 +37,10 @@ def make(name: str, seed: int, budget: float | None = None) -> Player:
         return SearchPlayer(budget or 1.0, seed=seed, reads=True)
     if name == "pimc":
         return PimcPlayer((budget or BUDGET[BotLevel.NORMAL]) / 10, seed=seed)
-    if name in ("normal-tree", "normal-policy"):  # the other seats in the tree, or moved by the policy
-        return SearchPlayer(BUDGET[BotLevel.NORMAL], seed=seed, opponents=name == "normal-tree")
+    if name.startswith(("normal-tree", "normal-policy")):  # the others in the tree, or moved by the policy
+        kind, _, seconds = name.removeprefix("normal-").partition("-")
+        budget = float(seconds.removesuffix("s")) if seconds else BUDGET[BotLevel.NORMAL]
+        return SearchPlayer(budget, seed=seed, opponents=kind == "tree")
     if name == "ismcts" or name.startswith("ismcts-"):
         return anchor(name, seed)
     if name in NAMES:
