@@ -17,7 +17,6 @@ import traceback
 from typing import Literal, TextIO
 
 OWN = ("bot", "engine", "storage", "__main__")
-FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 MASK = "<BOT_TOKEN>"
 FRAMES = 3  # a folded traceback keeps this many of its last frames
 LogFormat = Literal["text", "json"]
@@ -27,8 +26,8 @@ class TokenMask(logging.Formatter):
     """One line per event (text, or a JSON object with ``json``), the token (and its secret half alone)
     replaced wherever it appears."""
 
-    def __init__(self, token: str, fmt: str = FORMAT, *, style: LogFormat = "text") -> None:
-        super().__init__(fmt)
+    def __init__(self, token: str, *, style: LogFormat = "text") -> None:
+        super().__init__()
         self.style = style
         self.secrets = [s for s in (token, token.partition(":")[2]) if len(s) >= 8]
 

@@ -18,7 +18,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, Protocol, TypeGuard
 
 from telegram import Bot, InlineKeyboardMarkup
 
@@ -72,10 +72,11 @@ SentHook = Callable[[Key, int], Awaitable[None]]
 
 @dataclass
 class _Chat(Pace):
-    urgent: deque[tuple[Draft, asyncio.Future[int | None]]] = field(default_factory=deque)
-    urgent_since: deque[float] = field(default_factory=deque)  # when each urgent piece of work was queued
+    # Work somebody waits for: the draft, who waits for it, and when it was queued.
+    urgent: deque[tuple[Draft, asyncio.Future[int | None], float]] = field(default_factory=deque)
     dirty: dict[Key, bool] = field(default_factory=dict)  # redraws in marking order: True, soon
     since: dict[Key, float] = field(default_factory=dict)  # when each redraw was first marked
+    unsaved: bool = False  # sent more since its sends were last kept (PaceStore)
     last_redraw: float = 0.0
     failures: int = 0  # network failures in a row (a 429 is pacing, not a failure)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
@@ -98,7 +99,7 @@ class Outbox:
         # A group's sends of the last minute, kept where a restarted process reads them: without them a new
         # process starts with the whole budget that its predecessor had partly spent, and draws a 429.
         self.paces = paces
-        self._saving: set[asyncio.Task[None]] = set()
+        self._saving: dict[int, asyncio.Task[None]] = {}  # per group: the one write of its pace under way
         self.on_sent = on_sent
         self.on_refused = on_refused
         self.limits = limits or Limits()
@@ -143,8 +144,8 @@ class Outbox:
         now, oldest = self.clock(), 0.0
         for chat in self._chats.values():
             counts["urgent"] += len(chat.urgent)
-            if chat.urgent_since:
-                oldest = max(oldest, now - chat.urgent_since[0])
+            if chat.urgent:
+                oldest = max(oldest, now - chat.urgent[0][2])
             for key, soon in chat.dirty.items():
                 counts["urgent" if key[0] in URGENT else "soon" if soon else "later"] += 1
                 oldest = max(oldest, now - chat.since.get(key, now))
@@ -166,8 +167,9 @@ class Outbox:
             return None
         done: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
         chat = self._chat(chat_id)
-        chat.urgent.append((Draft(chat_id, message_id, text, keyboard, thread_id, reply_to), done))
-        chat.urgent_since.append(self.clock())
+        chat.urgent.append(
+            (Draft(chat_id, message_id, text, keyboard, thread_id, reply_to), done, self.clock())
+        )
         self._kick(chat_id)
         return await done
 
@@ -175,7 +177,7 @@ class Outbox:
         """Nothing more is to be sent to this chat (the bot left it) until it writes again."""
         self._refused.add(chat_id)
         chat = self._chats.pop(chat_id, None)
-        for _, done in chat.urgent if chat else ():
+        for _, done, _ in chat.urgent if chat else ():
             if not done.done():
                 done.set_result(None)
 
@@ -201,9 +203,10 @@ class Outbox:
         for task in self._tasks.values():
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
-        await asyncio.gather(*self._saving, return_exceptions=True)  # the budgets, for the next process
+        # The budgets, for the next process.
+        await asyncio.gather(*self._saving.values(), return_exceptions=True)
         for chat in self._chats.values():  # nobody waits for ever on a message that will not go out now
-            for _, done in chat.urgent:
+            for _, done, _ in chat.urgent:
                 if not done.done():
                     done.set_result(None)
 
@@ -236,7 +239,7 @@ class Outbox:
 
     async def _run(self, lane: Lane) -> None:
         chat = self._chat(lane)
-        if isinstance(lane, int) and lane < 0:
+        if _is_group(lane):
             await self._recall(lane, chat)
         while (chat.urgent or chat.dirty) and lane not in self._refused and not self._closed:
             redraw = not chat.urgent and _told_once(chat) is None
@@ -284,7 +287,7 @@ class Outbox:
                     self._settle(chat, None)
             finally:
                 self._budget.done(slot, chat.calls - calls)
-                if chat.calls != calls and isinstance(lane, int) and lane < 0:
+                if chat.calls != calls and _is_group(lane):
                     self._keep(lane, chat)
 
     async def _recall(self, chat_id: int, chat: _Chat) -> None:
@@ -307,33 +310,37 @@ class Outbox:
         chat.blocked_until = max(chat.blocked_until, now - (wall - blocked))
 
     def _keep(self, chat_id: int, chat: _Chat) -> None:
-        """Write the group's recent sends (in the background: sending never waits on the database)."""
+        """Keep the group's recent sends (in the background: sending never waits on the database). One write
+        per group at a time; sends made while it runs are kept by one more write after it."""
         if self.paces is None:
             return
-        now, wall = self.clock(), time.time()
-        sent = [wall - (now - t) for t in chat.sent]
-        blocked = wall - (now - chat.blocked_until) if chat.blocked_until > now else 0.0
-        task = asyncio.get_running_loop().create_task(self._put(chat_id, sent, blocked))
-        self._saving.add(task)
-        task.add_done_callback(self._saving.discard)
+        chat.unsaved = True
+        if chat_id not in self._saving:
+            self._saving[chat_id] = asyncio.get_running_loop().create_task(self._put(chat_id, chat))
 
-    async def _put(self, chat_id: int, sent: list[float], blocked: float) -> None:
+    async def _put(self, chat_id: int, chat: _Chat) -> None:
         assert self.paces is not None
         try:
-            await self.paces.put(chat_id, sent, blocked)
+            while chat.unsaved:
+                chat.unsaved = False
+                now, wall = self.clock(), time.time()
+                sent = [wall - (now - t) for t in chat.sent]
+                blocked = wall - (now - chat.blocked_until) if chat.blocked_until > now else 0.0
+                await self.paces.put(chat_id, sent, blocked)
         except Exception:
             log.warning("could not keep the sending budget of chat %s", chat_id, exc_info=True)
+        finally:
+            del self._saving[chat_id]  # no await since the last look at ``unsaved``: none is missed
 
     def _settle(self, chat: _Chat, message_id: int | None) -> None:
         """The first urgent piece of work is done (sent, or given up): its sender learns the message id."""
-        _, done = chat.urgent.popleft()
-        chat.urgent_since.popleft()
+        _, done, _ = chat.urgent.popleft()
         chat.failures = 0
         if not done.done():
             done.set_result(message_id)
 
 
-def _is_group(lane: Lane) -> bool:
+def _is_group(lane: Lane) -> TypeGuard[int]:
     return isinstance(lane, int) and lane < 0
 
 

@@ -121,9 +121,8 @@ class TableService:
             durak = old.result.durak if old.result is not None else None
             if durak is not None:
                 table.loser = (row.seats[durak].user_id, durak)
-            players = [
-                s.user_id for s in row.seats if not is_former(s.user_id)
-            ]  # the forgotten are not asked
+            # The players of the last game, but for any who asked to be forgotten.
+            players = [s.user_id for s in row.seats if not is_former(s.user_id)]
             await table.seat_rematch(players, user.id)
             self.env.scheduler.rematch_expiry(new.id, self.env.clock() + REMATCH_WINDOW)
             return Outcome(True, table_id=new.id)

@@ -24,8 +24,8 @@ log = logging.getLogger(__name__)
 async def store_message_id(
     storage: Storage, kind: str, table_id: int, seat: int, message_id: int, game_id: int | None
 ) -> bool:
-    """Write the id of a table, hand (private or in-group) or result message sent anew (a restart edits it); False: nothing to
-    write (a result of no game)."""
+    """Write the id of a table, hand (private or in-group) or result message sent anew (a restart edits it);
+    False: nothing to write (a result of no game)."""
     if kind == "table":
         await storage.tables.set_message(table_id, message_id)
     elif kind == "hand":
@@ -212,7 +212,7 @@ class TableState:
         player, when a bot takes the seat, and at the warning before a missed move; one that does not
         ``sounds`` (the in-group hand of a player whose private hand sounds) is only ever edited, unless its
         player asked for it afresh (``Ring.asked``)."""
-        ring = self.screen(seat).group if group else self.screen(seat).private
+        ring = self._ring(seat, group)
         before, ring.shown = ring.shown, state
         asked, ring.asked = ring.asked, False
         if message_id is None:
@@ -232,5 +232,8 @@ class TableState:
     def fresh(self, seat: int, message_id: int, *, group: bool) -> None:
         """The hand is to be sent anew at its next redraw if it still asks something of its player (the
         warning before a missed move)."""
-        ring = self.screen(seat).group if group else self.screen(seat).private
-        ring.ringing = message_id
+        self._ring(seat, group).ringing = message_id
+
+    def _ring(self, seat: int, group: bool) -> Ring:
+        screen = self.screen(seat)
+        return screen.group if group else screen.private

@@ -72,15 +72,7 @@ class Table(Playing):
             seat = self.seat_of(user_id)  # read with the lock held: seats renumber when one is freed
             if seat is None:
                 return Outcome.refused(Refusal.NOT_SEATED)
-            if self.row.status is TableStatus.PLAYING:
-                return await self._act(seat, TAKE_OVER)
-            if self.row.status is not TableStatus.LOBBY:
-                return Outcome.refused(Refusal.NOT_LOBBY)
-            self.pending.discard(user_id)
-            await self.env.storage.tables.remove_seat(self.id, seat)
-            await self._reload()
-            self.env.redraw.table_message(self.id)
-            return Outcome(True, table_id=self.id)
+            return await self._unseat(user_id, seat)
 
     async def kick(self, user_id: int, by: int, is_admin: bool) -> Outcome:
         """The host or a group admin removes a player: from a lobby their seat is freed; in a game a bot plays
@@ -93,14 +85,19 @@ class Table(Playing):
                 return Outcome.refused(Refusal.THEY_ARE_NOT_SEATED)
             if self.row.status is TableStatus.PLAYING:
                 self.kicked.add(user_id)
-                return await self._act(seat, TAKE_OVER)
-            if self.row.status is not TableStatus.LOBBY:
-                return Outcome.refused(Refusal.NOT_LOBBY)
-            self.pending.discard(user_id)
-            await self.env.storage.tables.remove_seat(self.id, seat)
-            await self._reload()
-            self.env.redraw.table_message(self.id)
-            return Outcome(True, table_id=self.id)
+            return await self._unseat(user_id, seat)
+
+    async def _unseat(self, user_id: int, seat: int) -> Outcome:
+        """With the lock held: the seat is freed in a lobby; in a game a bot plays it from now on."""
+        if self.row.status is TableStatus.PLAYING:
+            return await self._act(seat, TAKE_OVER)
+        if self.row.status is not TableStatus.LOBBY:
+            return Outcome.refused(Refusal.NOT_LOBBY)
+        self.pending.discard(user_id)
+        await self.env.storage.tables.remove_seat(self.id, seat)
+        await self._reload()
+        self.env.redraw.table_message(self.id)
+        return Outcome(True, table_id=self.id)
 
     async def toggle_options(self, by: int, is_admin: bool) -> Outcome:
         """Show or hide the options keyboard."""

@@ -272,20 +272,7 @@ class FakeTelegram:
         message = self.messages[chat_id][message_id]
         if chat_id in self.chats:
             self.members.setdefault(chat_id, set()).add(user_id)
-        callback_id = str(next(self._callback_ids))
-        self.answers[callback_id] = []
-        self._push(
-            {
-                "callback_query": {
-                    "id": callback_id,
-                    "from": self.users[user_id],
-                    "chat_instance": str(chat_id),
-                    "data": data,
-                    "message": self._message_json(message),
-                }
-            }
-        )
-        return callback_id
+        return self._callback(user_id, chat_id, data, self._message_json(message))
 
     def press_ephemeral(
         self, user_id: int, chat_id: int, ephemeral_id: int, data: str, *, forged: bool = False
@@ -297,25 +284,23 @@ class FakeTelegram:
         assert forged or (message.receiver == user_id and message.seen is not None), (
             "only its receiver sees it"
         )
-        if message.seen is None:
-            message.seen = (message.text, message.reply_markup)
-        callback_id = str(next(self._callback_ids))
-        self.answers[callback_id] = []
         shown = self._ephemeral_json(message)
-        shown["text"], markup = message.seen
+        shown["text"], markup = message.seen or (message.text, message.reply_markup)
         if markup:
             shown["reply_markup"] = markup
-        self._push(
-            {
-                "callback_query": {
-                    "id": callback_id,
-                    "from": self.users[user_id],
-                    "chat_instance": str(chat_id),
-                    "data": data,
-                    "message": shown,
-                }
-            }
-        )
+        return self._callback(user_id, chat_id, data, shown)
+
+    def _callback(self, user_id: int, chat_id: int, data: str, message: dict[str, Any]) -> str:
+        callback_id = str(next(self._callback_ids))
+        self.answers[callback_id] = []
+        query = {
+            "id": callback_id,
+            "from": self.users[user_id],
+            "chat_instance": str(chat_id),
+            "data": data,
+            "message": message,
+        }
+        self._push({"callback_query": query})
         return callback_id
 
     def bot_membership(self, chat_id: int, by: int, *, added: bool) -> None:
