@@ -8,7 +8,7 @@
 Heads-up 36-card throw-in by default. Every pair of names (with ``--span K``, only pairs at most K apart in
 the list: the neighbours that decide the ladder; ``--pairs a:b`` adds pairs, played first) plays ``--deals``
 deals twice, seats swapped. ``--save`` appends every game as it ends to a file, and ``--load`` rates the
-games of such files instead of playing (so a long ladder can be played in parts). Ratings are
+games of such files instead of playing (so a long ladder can be played in parts; ``--first N`` starts at deal N, so one long pair can too). Ratings are
 the maximum-likelihood Elo of all games (Bradley–Terry; a draw scores ½; one virtual draw per pair played
 keeps a player that won every game finite: its distance to the loser is then a bound, not a measure), the
 first name (or ``--anchor``) at 0, with 95% intervals from a bootstrap over the deals: the two games of a deal
@@ -96,6 +96,9 @@ def main() -> None:
     )
     parser.add_argument("names", nargs="+", help="players from weakest to strongest, see bench/players.py")
     parser.add_argument("--deals", type=int, default=50, help="deals per pair (each played twice)")
+    parser.add_argument(
+        "--first", type=int, default=0, help="the first deal's number (to play a long pair in parts)"
+    )
     parser.add_argument("--span", type=int, default=0, help="only pairs at most this far apart (0: all)")
     parser.add_argument("--pairs", nargs="*", default=[], help="more pairs, e.g. normal:pimc (played first)")
     parser.add_argument("--save", type=Path, help="append each game to this file as it ends")
@@ -132,7 +135,7 @@ def main() -> None:
         jobs = [
             Job(d, r, (names[a], names[b]), options, args.budget, args.seed)
             for a, b in pairs
-            for d in range(args.deals)
+            for d in range(args.first, args.first + args.deals)
             for r in (0, 1)
         ]
         with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
