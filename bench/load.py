@@ -17,10 +17,14 @@ measured window. For each N, with Telegram's rate limits off and/or on in the fa
 - press→answer p50/p99/max over every press (the time until the bot answered its callback);
 - press→own hand redrawn p50/p99: until the presser's hand message shows the move (it waits for the chat's
   spacing and Telegram's overall budget, 30 sends a second, which caps moves/s once tables are many);
-- Bot API calls per move, by method; the bot's CPU per move; its peak RSS;
+- the turn latency p50/p99, what players feel: from a move (its press) until the hand of the player the table
+  now waits for shows it (the first hand at the table drawn after the move's answer with the "⏳" of a
+  running clock), and move→table: until the group's table message shows it;
+- Bot API calls per move, by method, and the budgeted calls per move (each call priced by bot.budget.COST,
+  the outbox's own accounting); the bot's CPU per move; its peak RSS;
 - the bench's own CPU and event-loop lag: if they are high, the latencies are the bench's, not the bot's.
 
-Ends with the largest N held at p99 < 150 ms. The database lives in the system's temp dir, or with
+Ends with the largest N held at press→answer p99 < 150 ms, and the largest with turn latency p99 < 1 s. The database lives in the system's temp dir, or with
 ``--database postgresql`` in a fresh database on a throwaway PostgreSQL server (tests/postgres.py: the
 installed binaries, or ``DURAK_TEST_POSTGRES_URL``). ``--processes 2`` (PostgreSQL only) runs two bot
 processes in webhook mode behind the fake's load balancer (updates to each in turn; docs/deploy.md); their
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import contextlib
 import os
 import random
@@ -48,12 +53,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.callbacks import MovePress, PickPress, decode
+from bot.budget import COST
+from bot.callbacks import CardsPress, MovePress, PickPress, decode
 from tests import postgres
 from tests.bot.fake_telegram import TOKEN, FakeTelegram, Message, RateLimits
 from tests.bot.players import hand_message, is_result
 
 P99_TARGET = 0.150  # seconds
+TURN_TARGET = 1.0  # seconds
 
 
 @dataclass
@@ -62,6 +69,7 @@ class Window:
 
     latencies: list[float] = field(default_factory=list)
     redraws: list[float] = field(default_factory=list)  # press → the presser's hand shows the move
+    moves: list[tuple[float, int]] = field(default_factory=list)  # accepted moves: when pressed, the group
     rematches: int = 0
 
 
@@ -101,7 +109,13 @@ async def open_tables(fake: FakeTelegram, tables: int) -> list[tuple[int, int, i
 
 
 async def seat(
-    fake: FakeTelegram, user: int, until: float, window: Window, pace: tuple[float, float], rng: random.Random
+    fake: FakeTelegram,
+    user: int,
+    group: int,
+    until: float,
+    window: Window,
+    pace: tuple[float, float],
+    rng: random.Random,
 ) -> None:
     """Press a random move of the hand message whenever it shows new ones; wait for a change otherwise."""
     changed = fake.changed(user)
@@ -130,13 +144,16 @@ async def seat(
         pressed = (message.message_id, choices)
         changed.clear()
         start = time.monotonic()
-        callback = fake.press(user, user, message.message_id, rng.choice(choices))
+        data = rng.choice(choices)
+        callback = fake.press(user, user, message.message_id, data)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(fake.answered(callback).wait(), max(0.01, until - time.monotonic()))
         if fake.answers[callback]:
             window.latencies.append(time.monotonic() - start)
             if "show_alert" not in fake.answers[callback][0]:
                 before = (start, message.message_id, message.text)
+                if isinstance(decode(data), MovePress):
+                    window.moves.append((start, group))
 
 
 async def rematches(fake: FakeTelegram, group: int, a: int, b: int, until: float, window: Window) -> None:
@@ -183,8 +200,13 @@ class Figures:
     worst: float
     redraw_p50: float  # press → the presser's own hand redrawn (waits for the chat's and Telegram's budgets)
     redraw_p99: float
+    turn_p50: float  # a move → the hand of the player the table now waits for shows it
+    turn_p99: float
+    table_p50: float  # a move → the group's table message shows it
+    table_p99: float
     moves_per_second: float
     calls_per_move: dict[str, float]
+    budgeted_per_move: float  # the calls priced by bot.budget.COST
     cpu_ms_per_move: float
     rss_mib: float
     rematches: int
@@ -259,8 +281,8 @@ async def run(
             watch = asyncio.create_task(_loop_lag(lags))
             await asyncio.gather(
                 *(
-                    seat(fake, u, until, window, pace, random.Random(rng.random()))
-                    for _, a, b in found
+                    seat(fake, u, g, until, window, pace, random.Random(rng.random()))
+                    for g, a, b in found
                     for u in (a, b)
                     if not bots_only
                 ),
@@ -272,6 +294,7 @@ async def run(
             cpu = sum(_cpu_seconds(bot.pid) for bot in bots) - cpu
             own = time.process_time() - own
             calls = fake.calls - calls
+            turns, tables_shown = _shown_after_moves(fake, window.moves, {g: (a, b) for g, a, b in found})
             moves = _moves_between(postgres or database, started_wall, started_wall + elapsed)
             rss = sum(_peak_rss_mib(bot.pid) for bot in bots)
         finally:
@@ -290,14 +313,58 @@ async def run(
         max(window.latencies, default=float("nan")),
         _quantile(window.redraws, 0.5),
         _quantile(window.redraws, 0.99),
+        _quantile(turns, 0.5),
+        _quantile(turns, 0.99),
+        _quantile(tables_shown, 0.5),
+        _quantile(tables_shown, 0.99),
         moves / elapsed,
         {method: n / per_move for method, n in calls.most_common()},
+        sum(COST.get(method, 0) * n for method, n in calls.items()) / per_move,
         cpu / per_move * 1000,
         rss,
         window.rematches,
         own / elapsed,
         _quantile(lags, 0.99),
     )
+
+
+def _shown_after_moves(
+    fake: FakeTelegram, moves: list[tuple[float, int]], players: dict[int, tuple[int, int]]
+) -> tuple[list[float], list[float]]:
+    """For each move: seconds from its press until a hand at its table with a running clock ("⏳": the player
+    the table waits for) was next drawn, and until the group's table message was. Counted from the press, not
+    the answer: the bot often sends the redraw before its answer reaches us. A draft is drawn when it is sent,
+    so what is drawn after the press shows the move (but for a redraw in the few ms before the bot took it).
+    A move after which nobody's clock runs (the game ended) has no turn; one whose turn was not drawn before
+    the window closed is left out."""
+    hands: dict[int, list[float]] = {}
+    tables: dict[int, list[float]] = {}
+    for sent in fake.sent:
+        if not sent.ok:
+            continue
+        if sent.chat_id > 0 and "⏳" in sent.text:
+            hands.setdefault(sent.chat_id, []).append(sent.at)
+        elif sent.chat_id < 0 and sent.method == "editMessageText" and _is_table(sent.markup):
+            tables.setdefault(sent.chat_id, []).append(sent.at)
+    turns, shown = [], []
+    for pressed, group in moves:
+        drawn = [t for user in players[group] if (t := _first_after(hands.get(user, []), pressed))]
+        if drawn:
+            turns.append(min(drawn) - pressed)
+        if t := _first_after(tables.get(group, []), pressed):
+            shown.append(t - pressed)
+    return turns, shown
+
+
+def _first_after(times: list[float], after: float) -> float | None:
+    i = bisect.bisect_right(times, after)
+    return times[i] if i < len(times) else None
+
+
+def _is_table(markup: dict[str, object] | None) -> bool:
+    """A running table's message: its keyboard is the one "🃏 My cards" button (bot.callbacks.CardsPress)."""
+    rows = markup.get("inline_keyboard") if markup else None
+    return bool(rows) and isinstance(decode(rows[0][0].get("callback_data", "")), CardsPress)  # type: ignore[index]
 
 
 def _quantile(values: list[float], q: float) -> float:
@@ -390,6 +457,7 @@ def measure(args: argparse.Namespace, server: str | None) -> None:
     pace = (args.pace[0], args.pace[1])
     print(f"pace {pace[0]:g}–{pace[1]:g} s a move, {args.seconds:g} s measured per run")
     held: dict[tuple[str, bool, str], int] = {}
+    turned: dict[tuple[str, bool, str], int] = {}
     modes = [
         (http, mode == "on", db if n == 1 else f"{db} ×{n}", n)
         for db in args.database
@@ -415,18 +483,23 @@ def measure(args: argparse.Namespace, server: str | None) -> None:
                 f"{f.moves_per_second:7.1f} moves/s, press→answer p50 {f.p50 * 1e3:6.1f} p99 {f.p99 * 1e3:7.1f} "
                 f"max {f.worst * 1e3:7.1f} ms ({f.presses:,} presses, {f.rematches} rematches), "
                 f"press→own hand redrawn p50 {f.redraw_p50:.2f} p99 {f.redraw_p99:.2f} s, "
+                f"turn latency p50 {f.turn_p50:.2f} p99 {f.turn_p99:.2f} s, "
+                f"move→table p50 {f.table_p50:.2f} p99 {f.table_p99:.2f} s, "
                 f"bot CPU {f.cpu_ms_per_move:.1f} ms/move, peak RSS {f.rss_mib:,.0f} MiB; "
                 f"the bench's own CPU {f.bench_cpu_share:.0%} of a core, loop lag p99 {f.bench_lag_p99 * 1e3:.0f} ms\n"
-                f"      Bot API calls per move: {calls}",
+                f"      Bot API calls per move: {calls}; budgeted {f.budgeted_per_move:.2f}",
                 flush=True,
             )
             if f.p99 < P99_TARGET:
                 held[http, limits, db] = max(held.get((http, limits, db), 0), tables)
+            if f.turn_p99 < TURN_TARGET:
+                turned[http, limits, db] = max(turned.get((http, limits, db), 0), tables)
     for http, limits, db, _ in modes:
         n = held.get((http, limits, db))
         print(
             f"{db}, {http}, limits {'on' if limits else 'off'}: largest N held at p99 < {P99_TARGET * 1e3:.0f} ms: "
-            f"{n if n is not None else 'none of those tried'}"
+            f"{n if n is not None else 'none of those tried'}; at turn latency p99 < {TURN_TARGET:g} s: "
+            f"{turned.get((http, limits, db), 'none of those tried')}"
         )
 
 

@@ -2,8 +2,12 @@
 
 Every chat's outbox task asks for a slot before it sends. A slot is granted at once while the last window
 holds fewer sends than the budget and nobody waits; otherwise the asker joins the queue of its rank (work
-somebody waits for first, then the hands of players who must act now, then every other redraw) and one timer
-grants the next slot when the oldest send leaves the window. Each grant
+somebody waits for first, then the hands of players who must act now, then the hand of the player who just
+moved, then every other redraw) and one timer grants the next slot when the oldest send leaves the window.
+An asker whose work becomes more urgent while it waits (the other player moved: it is this player's turn
+now) is moved up to that rank's queue, and a redraw that has waited ``AGING`` seconds moves up to the rank of
+the hands of players who just moved, so that a token that is full for minutes still redraws every group's
+table now and then. Each grant
 is counted from the moment it is made, so chats asking together cannot all pass on the same count, and
 moved to when Telegram answered once the send is done, as a chat's own spacing is. Without the queue, a few
 hundred busy chats all slept until the same instant, woke together, all went past the budget at once and
@@ -29,7 +33,11 @@ COST: dict[str, int] = {
     "deleteEphemeralMessage": 0,
 }
 
-URGENT, SOON, LATER = 0, 1, 2  # ranks: a reply or result; a hand whose player must act; any other redraw
+# Ranks: a reply or a result; a hand whose player must act now (the turn); the hand of a player who just acted
+# (they look at it); any other redraw (a group's table, hands nobody acts on).
+URGENT, SOON, OWN, LATER = 0, 1, 2, 3
+AGING = 5.0  # seconds a request waits before it moves up one rank
+SPREAD = 6  # the budget is granted in this many parts of its window, not all at its start
 
 
 class Budget:
@@ -38,17 +46,28 @@ class Budget:
         self.window = window
         self.clock = clock
         self._sent: deque[float] = deque()  # grants and sends in the last window, oldest first
-        self._queues: tuple[deque[asyncio.Future[float]], ...] = (deque(), deque(), deque())  # by rank
+        # By rank: each asker, and since when it has waited at that rank.
+        self._queues: tuple[deque[tuple[asyncio.Future[float], float]], ...] = tuple(
+            deque() for _ in range(LATER + 1)
+        )
         self._timer: asyncio.TimerHandle | None = None
 
     def free_in(self) -> float:
-        """Seconds until a slot is free (0: now)."""
+        """Seconds until a slot is free (0: now): fewer sends than the budget in the window, and fewer than a
+        sixth of it in the last sixth. Without the second rule, slots freed together were granted together,
+        the budget went out in a burst at the start of each window, and a turn that came just after waited
+        for the next one (half a second at the median, bench/load.py at 150 tables)."""
         now = self.clock()
-        while self._sent and self._sent[0] <= now - self.window:
-            self._sent.popleft()
-        if len(self._sent) < self.budget:
-            return 0.0
-        return max(0.0, self._sent[len(self._sent) - self.budget] + self.window - now)
+        sent = self._sent
+        while sent and sent[0] <= now - self.window:
+            sent.popleft()
+        burst = max(1, self.budget // SPREAD)
+        ready = [now]
+        if len(sent) >= self.budget:
+            ready.append(sent[len(sent) - self.budget] + self.window)
+        if len(sent) >= burst:
+            ready.append(sent[len(sent) - burst] + self.window * burst / self.budget)
+        return max(ready) - now
 
     def share(self, processes: int) -> None:
         """Several bot processes send for one token (bot/cluster.py): this one keeps its part of the budget."""
@@ -61,12 +80,29 @@ class Budget:
 
     async def take(self, rank: int) -> float:
         """A slot for one send of ``rank``; returns its stamp, to hand back to ``done``."""
-        if not any(self._queues[: rank + 1]) and self.free_in() == 0:
-            return self._grant()
+        return await self.ask(rank)
+
+    def ask(self, rank: int) -> asyncio.Future[float]:
+        """As ``take``, the slot to be awaited: a caller that keeps it can ``promote`` it while it waits."""
         future: asyncio.Future[float] = asyncio.get_running_loop().create_future()
-        self._queues[rank].append(future)
+        self._age()  # who waited long enough is ahead of a newcomer at its new rank
+        if not any(self._queues[: rank + 1]) and self.free_in() == 0:
+            future.set_result(self._grant())
+            return future
+        self._queues[rank].append((future, self.clock()))
         self._schedule()
-        return await future
+        return future
+
+    def promote(self, future: asyncio.Future[float], rank: int) -> None:
+        """The work a waiting slot is for became more urgent: it waits at ``rank`` from now on (at the end of
+        that rank's queue), if that is sooner than where it waits."""
+        for worse in self._queues[rank + 1 :]:
+            for entry in worse:
+                if entry[0] is future:
+                    worse.remove(entry)
+                    self._queues[rank].append((future, self.clock()))
+                    self._schedule()
+                    return
 
     def done(self, stamp: float, sends: int) -> None:
         """The send a slot was taken for is over: ``sends`` went out (0: the slot was not needed)."""
@@ -85,13 +121,25 @@ class Budget:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        self._age()
         for queue in self._queues:
             while queue:
-                if queue[0].done():  # its task was cancelled (shutting down)
+                if queue[0][0].done():  # its task was cancelled (shutting down)
                     queue.popleft()
                     continue
                 wait = self.free_in()
                 if wait > 0:
                     self._timer = asyncio.get_running_loop().call_later(wait, self._schedule)
                     return
-                queue.popleft().set_result(self._grant())
+                queue.popleft()[0].set_result(self._grant())
+
+    def _age(self) -> None:
+        """Who has waited ``AGING`` seconds at a rank moves up one (each queue is oldest first), but never into
+        the turns' own rank: a token full for minutes would otherwise serve everything in one queue, oldest
+        first, and a turn would wait behind every table."""
+        now = self.clock()
+        for rank in range(OWN + 1, LATER + 1):
+            queue = self._queues[rank]
+            while queue and queue[0][1] <= now - AGING:
+                future, _ = queue.popleft()
+                self._queues[rank - 1].append((future, now))

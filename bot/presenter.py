@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from bot import budget
 from bot.callbacks import CardsPress, LobbyPress, encode
 from bot.delivery import Draft
 from bot.i18n import Text, language_for, texts
@@ -62,20 +63,25 @@ class Presenter(Redraw):
             return
         game = live.game
         to_act = game.to_act() if game is not None and not game.over and not closed else ()
+        mover = live.recent[-1].seat if live.recent else None
         for seat in live.row.seats:
+            # Whose turn it is now first, then the player who just moved (they watch their hand), then the rest.
+            rank = budget.SOON if seat.seat in to_act else budget.OWN if seat.seat == mover else budget.LATER
             # A table that ended without a result only corrects the hand messages it had sent.
-            self._mark_hand(live, seat.seat, soon=seat.seat in to_act, sent_only=closed)
+            self._mark_hand(live, seat.seat, rank=rank, sent_only=closed)
 
-    def _mark_hand(self, live: Table, seat: int, *, soon: bool = False, sent_only: bool = False) -> None:
+    def _mark_hand(
+        self, live: Table, seat: int, *, rank: int = budget.LATER, sent_only: bool = False
+    ) -> None:
         """Mark the seat's hand where its player holds it: in private, in the group, or both."""
         at = live.row.seats[seat]
         if at.user_id is None or is_former(at.user_id):
             return
         private, group = self._places(at)
         if private and (not sent_only or at.hand_message_id is not None):
-            self.outbox.mark(at.user_id, ("hand", live.id, seat), soon=soon)
+            self.outbox.mark(at.user_id, ("hand", live.id, seat), rank=rank)
         if group and (not sent_only or at.group_hand_id is not None):
-            self.outbox.mark_ephemeral(live.row.chat_id, at.user_id, ("cards", live.id, seat), soon=soon)
+            self.outbox.mark_ephemeral(live.row.chat_id, at.user_id, ("cards", live.id, seat), rank=rank)
 
     def _places(self, at: Seat) -> tuple[bool, bool]:
         """Whether the seat's hand is shown in private and in the group. The user's record is read from the
@@ -105,21 +111,21 @@ class Presenter(Redraw):
             self._mark_hand(live, seat)
 
     def warn(self, table_id: int, seat: int) -> None:
-        self._hand(table_id, seat, soon=True)
+        self._hand(table_id, seat, rank=budget.SOON)
 
     def hand(self, table_id: int, seat: int) -> None:
-        self._hand(table_id, seat)
+        self._hand(table_id, seat, rank=budget.OWN)  # its player pressed something and looks at it
 
     def cards(self, table_id: int, seat: int) -> None:
         live = self._live(table_id)
         user = live.row.seats[seat].user_id if live is not None else None
         if live is not None and user is not None and not is_former(user):
-            self.outbox.mark_ephemeral(live.row.chat_id, user, ("cards", table_id, seat), soon=True)
+            self.outbox.mark_ephemeral(live.row.chat_id, user, ("cards", table_id, seat), rank=budget.SOON)
 
-    def _hand(self, table_id: int, seat: int, *, soon: bool = False) -> None:
+    def _hand(self, table_id: int, seat: int, *, rank: int) -> None:
         live = self._live(table_id)
         if live is not None:
-            self._mark_hand(live, seat, soon=soon)
+            self._mark_hand(live, seat, rank=rank)
 
     async def table_now(self, table_id: int) -> None:
         """Redraw the table message at once, ahead of the coalesced redraws: a lobby press someone waits on."""
@@ -184,9 +190,19 @@ class Presenter(Redraw):
                 keyboard = InlineKeyboardMarkup([[rematch]])
             message_id = row.result_message_id if row is not None else None
             return Draft(live.row.chat_id, message_id, text, keyboard, thread)
-        return Draft(live.row.chat_id, live.row.message_id, *self._table(live, t), thread)
+        return Draft(
+            live.row.chat_id, live.row.message_id, *self._table(live, t, await self._walked(live)), thread
+        )
 
-    def _table(self, live: Table, t: Text) -> tuple[str, InlineKeyboardMarkup | None]:
+    async def _walked(self, live: Table) -> set[int]:
+        """The players seated in a lobby who left or ran out of time in most of their recent games here."""
+        if live.row.status is not TableStatus.LOBBY:
+            return set()
+        users = [s.user_id for s in live.row.seats if s.user_id is not None and not is_former(s.user_id)]
+        found = await self.storage.results.reliability(live.row.chat_id, users)
+        return {user for user, recent in found.items() if recent.walked_away}
+
+    def _table(self, live: Table, t: Text, walked: set[int]) -> tuple[str, InlineKeyboardMarkup | None]:
         table = live.row
         if table.status is TableStatus.CANCELLED:
             return t("table.abandoned" if table.broken_reason == ABANDONED else "lobby.cancelled"), None
@@ -200,7 +216,8 @@ class Presenter(Redraw):
             keyboard = lobby_keyboard(table.id, t, editing=live.editing_options, options=table.options)
             bots = live.editing_options or any(seat.user_id is None for seat in table.seats)
             creator = live.creator_name or t("forget.former")
-            text = lobby_text(table.options, creator, players, t, bots=bots)
+            marked = [seat.seat for seat in table.seats if seat.user_id in walked]
+            text = lobby_text(table.options, creator, players, t, bots=bots, walked=marked)
             if live.pending:
                 text += "\n" + t("lobby.pending", seconds=round(REMATCH_WINDOW))
             return text, keyboard

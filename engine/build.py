@@ -91,6 +91,20 @@ def _shadowed() -> dict[str, Path]:
     return found
 
 
+def _runtime() -> dict[str, Path]:
+    """mypyc's shared library, which every compiled module imports as a top-level module. It sits next to the
+    packages, where Python finds it only when the work tree is on the path: an editable install's finder maps
+    the packages alone (and only the runtime a build just made), so from any other working directory (a
+    service, the load bench) it would be missing. Named here, it is found wherever the bot starts."""
+    try:
+        record = json.loads(MANIFEST.read_text())
+    except (OSError, ValueError):
+        return {}
+    return {Path(path).name.split(".")[0]: ROOT / path for path in record.get("runtime", ())}
+
+
 BUILD = _decide()
 if not BUILD.compiled and (shadowed := _shadowed()):
     sys.meta_path.insert(0, _Sources(shadowed))
+elif BUILD.compiled:
+    sys.meta_path.append(_Sources(_runtime()))  # last: a runtime Python finds itself comes first

@@ -6,7 +6,7 @@ import time
 
 from engine import Options
 from storage.db import Database, Row
-from storage.records import Chat
+from storage.records import Chat, Opens, TablesPer
 
 
 def _chat(row: Row) -> Chat:
@@ -18,6 +18,8 @@ def _chat(row: Row) -> Chat:
         language=row["language"],
         is_forum=bool(row["is_forum"]),
         default_options=Options.model_validate_json(options) if options else None,
+        opens=row["opens"],
+        tables_per=row["tables_per"],
     )
 
 
@@ -74,6 +76,14 @@ class Chats:
         )
         await self._changed(chat_id)
 
+    async def set_rules(self, chat_id: int, *, opens: Opens, tables_per: TablesPer) -> None:
+        """Who may open tables, and how many a forum holds at once."""
+        await self.db.execute(
+            "UPDATE chats SET opens = ?, tables_per = ?, updated_at = ? WHERE id = ?",
+            (opens, tables_per, time.time(), chat_id),
+        )
+        await self._changed(chat_id)
+
     async def migrate(self, old_id: int, new_id: int) -> None:
         """A group became a supergroup with a new id: move its settings, tables, results and ratings."""
         try:
@@ -93,10 +103,15 @@ class Chats:
             else:
                 await self.db.execute(
                     """UPDATE chats SET language = COALESCE(language, ?),
-                           default_options = COALESCE(default_options, ?) WHERE id = ?""",
+                           default_options = COALESCE(default_options, ?),
+                           opens = CASE WHEN opens = 'everyone' THEN ? ELSE opens END,
+                           tables_per = CASE WHEN tables_per = 'topic' THEN ? ELSE tables_per END
+                       WHERE id = ?""",
                     (
                         old.language,
                         old.default_options.model_dump_json() if old.default_options else None,
+                        old.opens,
+                        old.tables_per,
                         new_id,
                     ),
                 )

@@ -183,6 +183,18 @@ MIGRATIONS: list[str] = [
         blocked_until REAL NOT NULL DEFAULT 0           -- a 429 asked to wait until then (unix time)
     );
     """,
+    # 8: what a busy group's admins decide: who may open tables, and whether a forum keeps one table in the
+    # whole group rather than one per topic.
+    """
+    ALTER TABLE chats ADD COLUMN opens TEXT NOT NULL DEFAULT 'everyone' CHECK (opens IN ('everyone', 'admins'));
+    ALTER TABLE chats ADD COLUMN tables_per TEXT NOT NULL DEFAULT 'topic' CHECK (tables_per IN ('topic', 'group'));
+    """,
+    # 9: how each player's game ended for them: played to the end, or handed to a bot because they left, missed
+    # their moves, or were removed by the host or an admin (/kick). Reliability in /stats and the lobby.
+    """
+    ALTER TABLE result_players ADD COLUMN ended TEXT NOT NULL DEFAULT 'played'
+        CHECK (ended IN ('played', 'left', 'timed_out', 'kicked'));
+    """,
 ]
 
 # PostgreSQL runs the same steps, translated by these rules (the only place the two schemas differ): 64-bit

@@ -16,6 +16,13 @@ class _Record(BaseModel):
 
 CardsPlace = Literal["private", "group", "both"]
 CARDS_PLACES: tuple[CardsPlace, ...] = get_args(CardsPlace)
+Opens = Literal["everyone", "admins"]  # who may open a table in a group
+OPENS: tuple[Opens, ...] = get_args(Opens)
+# How a player's game ended for them: played to the end, or handed to a bot (they left, missed their moves, or
+# the host or an admin removed them).
+Ended = Literal["played", "left", "timed_out", "kicked"]
+TablesPer = Literal["topic", "group"]  # a forum's tables at once: one per topic, or one in the whole group
+TABLES_PER: tuple[TablesPer, ...] = get_args(TablesPer)
 
 
 def is_former(user_id: int | None) -> bool:
@@ -55,6 +62,8 @@ class Chat(_Record):
     language: str | None = None
     is_forum: bool = False
     default_options: Options | None = None
+    opens: Opens = "everyone"  # who may open tables
+    tables_per: TablesPer = "topic"  # in a forum: one table per topic, or one in the whole group
 
 
 class TableStatus(StrEnum):
@@ -135,6 +144,7 @@ class PlayerResult(_Record):
     pogony: bool
     rating_before: float | None = None
     rating_after: float | None = None
+    ended: Ended = "played"
 
 
 class GameResult(_Record):
@@ -149,6 +159,25 @@ class GameResult(_Record):
     duration: float
     finished_at: float
     players: tuple[PlayerResult, ...]
+
+
+class Reliability(_Record):
+    """How a player's recent games in a chat ended for them (the newest ``games``, at most RECENT_GAMES)."""
+
+    games: int
+    left: int
+    timed_out: int
+    kicked: int
+
+    @property
+    def finished(self) -> int:
+        return self.games - self.left - self.timed_out - self.kicked
+
+    @property
+    def walked_away(self) -> bool:
+        """They left or missed their moves in most of these games (two at least): the lobby marks them."""
+        gone = self.left + self.timed_out
+        return gone >= 2 and 2 * gone > self.games
 
 
 class PlayerStats(_Record):

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from engine import Options, Result
 from engine.compiled_rules import team_of
 from storage.db import Database
 from storage.db import record as typed
 from storage.games import StaleGame
 from storage.ratings import START_MU, START_SIGMA, Standing, ordinal, rate
-from storage.records import GameResult, Leader, PlayerResult, PlayerStats, Seat
+from storage.records import Ended, GameResult, Leader, PlayerResult, PlayerStats, Reliability, Seat
 
 GLOBAL = 0  # the chat id of the global leaderboard
+RECENT_GAMES = 20  # the games reliability is counted over
 
 
 def result_from_engine(
@@ -23,7 +26,9 @@ def result_from_engine(
     rated: bool,
     started_at: float,
     finished_at: float,
+    ended: Mapping[int, Ended] | None = None,
 ) -> GameResult:
+    """``ended``: the seats a bot played at the end, and why (the others played to the end)."""
     players = []
     for seat in seats:
         s = seat.seat
@@ -37,6 +42,7 @@ def result_from_engine(
                 durak=s in result.losers,
                 drawn=s in result.drawn,
                 pogony=result.pogony and s in result.losers,
+                ended=(ended or {}).get(s, "played") if seat.user_id is not None else "played",
             )
         )
     return GameResult(
@@ -89,7 +95,7 @@ class Results:
             )
             await self.db.executemany(
                 """INSERT INTO result_players (game_id, seat, user_id, place, won, durak, drawn, pogony,
-                       rating_before, rating_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                       rating_before, rating_after, ended) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                 [
                     (
                         result.game_id,
@@ -102,6 +108,7 @@ class Results:
                         int(p.pogony),
                         p.rating_before,
                         p.rating_after,
+                        p.ended,
                     )
                     for p in players
                 ],
@@ -155,6 +162,30 @@ class Results:
                 if scope == result.chat_id:
                     changes[p.seat] = (ordinal(s.mu, s.sigma), ordinal(mu, sigma))
         return changes
+
+    async def reliability(self, chat_id: int, user_ids: Sequence[int]) -> dict[int, Reliability]:
+        """How each player's newest RECENT_GAMES games in the chat ended for them (players without a game are
+        left out)."""
+        if not user_ids:
+            return {}
+        marks = ", ".join("?" for _ in user_ids)
+        rows = await self.db.fetch_all(
+            f"""SELECT user_id, COUNT(*) AS games, SUM(CASE WHEN ended = 'left' THEN 1 ELSE 0 END) AS left_,
+                    SUM(CASE WHEN ended = 'timed_out' THEN 1 ELSE 0 END) AS timed_out,
+                    SUM(CASE WHEN ended = 'kicked' THEN 1 ELSE 0 END) AS kicked
+                FROM (SELECT p.user_id AS user_id, p.ended AS ended, ROW_NUMBER() OVER (
+                          PARTITION BY p.user_id ORDER BY r.finished_at DESC, r.game_id DESC) AS n
+                      FROM result_players AS p JOIN results AS r ON r.game_id = p.game_id
+                      WHERE r.chat_id = ? AND p.user_id IN ({marks})) AS recent
+                WHERE n <= ? GROUP BY user_id""",
+            (chat_id, *user_ids, RECENT_GAMES),
+        )
+        return {
+            row["user_id"]: Reliability(
+                games=row["games"], left=row["left_"], timed_out=row["timed_out"], kicked=row["kicked"]
+            )
+            for row in rows
+        }
 
     async def stats(self, user_id: int, chat_id: int = GLOBAL) -> list[PlayerStats]:
         """A player's statistics per game type, in one chat or (GLOBAL) everywhere, with rating and rank."""

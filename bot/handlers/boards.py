@@ -47,8 +47,9 @@ async def stats_command(update: Update, context: Context) -> None:
         subject = await d.storage.users.seen(as_user(replied))
     here = await d.storage.results.stats(subject.id, message.chat_id) if message.chat_id < 0 else []
     everywhere = await d.storage.results.stats(subject.id, GLOBAL)
+    recent = await d.storage.results.reliability(message.chat_id, [subject.id]) if here else {}
     t = await text_for_chat(d, message.chat_id)
-    await reply(d, message, stats_text(subject.display_name, here, everywhere, t))
+    await reply(d, message, stats_text(subject.display_name, here, everywhere, t, recent.get(subject.id)))
 
 
 async def board_press(update: Update, context: Context) -> None:

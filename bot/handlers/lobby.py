@@ -24,6 +24,9 @@ async def new_game(update: Update, context: Context) -> None:
         return
     d, message, user = found
     chat = await d.storage.chats.get(message.chat_id)
+    if chat is not None and chat.opens == "admins" and not await is_admin(context, message.chat_id, user.id):
+        await reply(d, message, (await d.presenter.group_text(message.chat_id))("alert.admins_open"))
+        return
     options = chat.default_options if chat and chat.default_options else Options()
     outcome = await d.service.open_lobby(
         message.chat_id, thread_of(message), user, message.chat.title or "", options

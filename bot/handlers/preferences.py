@@ -1,5 +1,6 @@
 """Preferences: /language (in private, also as /settings: a user's language and where their cards are shown)
-and /settings in a group (its language and default options, admins only), with their buttons (``S:``)."""
+and /settings in a group (its language, who opens tables, and default options; admins only), with their
+buttons (``S:``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from bot.i18n import LANGUAGES
 from bot.render.settings_menu import group_menu, user_menu
 from engine import Options
 from engine.options import CHOICES, cycle
-from storage.records import CARDS_PLACES, User
+from storage.records import CARDS_PLACES, OPENS, TABLES_PER, Chat, User
 
 
 async def language_command(update: Update, context: Context) -> None:
@@ -36,7 +37,7 @@ async def settings_command(update: Update, context: Context) -> None:
         await reply(d, message, t("settings.admins_only"))
         return
     chat = await d.storage.chats.get(message.chat_id)
-    text, keyboard = group_menu(t, chat.default_options if chat and chat.default_options else Options())
+    text, keyboard = group_menu(t, chat or Chat(id=message.chat_id, type=message.chat.type))
     await reply(d, message, text, keyboard)
 
 
@@ -71,12 +72,21 @@ async def _own_settings(d: Deps, query: CallbackQuery, user: User, press: Settin
 
 async def _group_settings(d: Deps, query: CallbackQuery, chat_id: int, press: SettingsPress) -> None:
     chat = await d.storage.chats.get(chat_id)
-    options = chat.default_options if chat and chat.default_options else Options()
+    if chat is None:  # every group the bot hears from is recorded first (bot.handlers.common)
+        await query.answer()
+        return
     if press.what == "lang" and press.value in LANGUAGES:
         await d.storage.chats.set_language(chat_id, press.value)
+    elif press.what in ("opens", "tables_per"):
+        opens, per = chat.opens, chat.tables_per
+        if press.what == "opens":
+            opens = OPENS[(OPENS.index(opens) + 1) % len(OPENS)]
+        else:
+            per = TABLES_PER[(TABLES_PER.index(per) + 1) % len(TABLES_PER)]
+        await d.storage.chats.set_rules(chat_id, opens=opens, tables_per=per)
     elif press.what in CHOICES:
-        options = cycle(options, press.what)
+        options = cycle(chat.default_options or Options(), press.what)
         await d.storage.chats.set_default_options(chat_id, options)
     t = await d.presenter.group_text(chat_id)
     await query.answer(t("settings.saved"))
-    await show(d, query, *group_menu(t, options))
+    await show(d, query, *group_menu(t, await d.storage.chats.get(chat_id) or chat))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -45,8 +45,17 @@ def summary(options: Options, t: Text) -> list[str]:
     return lines
 
 
-def lobby_text(options: Options, creator: str, players: Sequence[str], t: Text, *, bots: bool = False) -> str:
-    """The lobby; with ``bots`` (a bot is seated, or the options are open) it says how the bots play."""
+def lobby_text(
+    options: Options,
+    creator: str,
+    players: Sequence[str],
+    t: Text,
+    *,
+    bots: bool = False,
+    walked: Collection[int] = (),
+) -> str:
+    """The lobby; with ``bots`` (a bot is seated, or the options are open) it says how the bots play. The
+    seats in ``walked`` are marked: their players left or ran out of time in most of their recent games."""
     lines = [f"<b>{t('lobby.title', variant=t('variant.' + options.variant.value))}</b>"]
     lines.append(t("lobby.created_by", name=short(creator)))
     lines.extend(f"· {line}" for line in summary(options, t))
@@ -54,7 +63,9 @@ def lobby_text(options: Options, creator: str, players: Sequence[str], t: Text, 
     lines.append(t("lobby.seated", count=len(players), max=options.max_players))
     for seat, name in enumerate(players):
         mark = f"{TEAM_MARKS[team_of(seat)]} " if options.teams else ""  # the seat a player takes is its team
-        lines.append(f"{seat + 1}. {mark}{html.escape(name)}")
+        lines.append(f"{seat + 1}. {mark}{html.escape(name)}" + (" 🚪" if seat in walked else ""))
+    if walked:
+        lines.append(t("lobby.walked_away"))
     if not players:
         lines.append(t("lobby.nobody"))
     elif options.teams:

@@ -1,5 +1,6 @@
 """/language (a user's own settings: their language and where their cards are) and /settings (a group's
-language and default table options): pure rendering of the menus; the handlers store the choices."""
+language, who opens tables, and default table options): pure rendering of the menus; the handlers store the
+choices."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from bot.i18n import LANGUAGES, Text
 from bot.render.lobby import option_label, summary
 from engine import Options, Variant
 from engine.options import CHOICES, TRANSFER_ONLY
-from storage.records import CARDS_PLACES, CardsPlace
+from storage.records import CARDS_PLACES, CardsPlace, Chat
 
 LANGUAGE_NAMES = {"ru": "Русский", "uk": "Українська", "en": "English"}
 
@@ -36,10 +37,19 @@ def user_menu(t: Text, cards: CardsPlace) -> tuple[str, InlineKeyboardMarkup]:
     return t("settings.language"), InlineKeyboardMarkup([_language_row("u", t.language), places])
 
 
-def group_menu(t: Text, options: Options) -> tuple[str, InlineKeyboardMarkup]:
+def group_menu(t: Text, chat: Chat) -> tuple[str, InlineKeyboardMarkup]:
+    """The group's language, who may open tables (and in a forum, how many at once), and the options new
+    tables start from."""
+    options = chat.default_options or Options()
     lines = [f"<b>{t('settings.title')}</b>", t("settings.hint"), ""]
     lines.extend(f"· {line}" for line in summary(options, t))
     rows = [_language_row("c", t.language)]
+    rules = [("opens", t("settings.opens", who=t(f"settings.opens_{chat.opens}")))]
+    if chat.is_forum:
+        rules.append(("tables_per", t("settings.tables_per", per=t(f"settings.per_{chat.tables_per}"))))
+    rows.extend(
+        [InlineKeyboardButton(label, callback_data=encode(SettingsPress("c", what)))] for what, label in rules
+    )
     rows.extend(
         [InlineKeyboardButton(option_label(options, name, t), callback_data=encode(SettingsPress("c", name)))]
         for name in CHOICES

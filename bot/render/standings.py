@@ -10,7 +10,7 @@ from bot.callbacks import GAME_TYPES, BoardPress, BoardScope, encode
 from bot.i18n import Text
 from bot.render.group import rating, short
 from engine.options import GameType
-from storage.records import Leader, PlayerStats
+from storage.records import Leader, PlayerStats, Reliability
 
 PAGE = 10
 MIN_GAMES = 3  # games a player needs to appear on a leaderboard
@@ -53,7 +53,14 @@ def board_keyboard(
     return InlineKeyboardMarkup([switch, pages] if pages else [switch])
 
 
-def stats_text(name: str, here: Sequence[PlayerStats], everywhere: Sequence[PlayerStats], t: Text) -> str:
+def stats_text(
+    name: str,
+    here: Sequence[PlayerStats],
+    everywhere: Sequence[PlayerStats],
+    t: Text,
+    reliability: Reliability | None = None,
+) -> str:
+    """``reliability``: how the player's recent games in this group ended for them."""
     lines = [f"<b>{t('stats.title', name=short(name))}</b>"]
     if not everywhere:
         lines.append(t("stats.none"))
@@ -62,6 +69,8 @@ def stats_text(name: str, here: Sequence[PlayerStats], everywhere: Sequence[Play
             continue
         lines.append("")
         lines.append(f"<i>{label}</i>")
+        if rows is here and reliability is not None:
+            lines.append(reliability_line(reliability, t))
         for s in rows:
             lines.append(f"{t('variant.' + s.game_type)}: " + t.plural("stats.games", s.games))
             lines.append(
@@ -85,3 +94,14 @@ def stats_text(name: str, here: Sequence[PlayerStats], everywhere: Sequence[Play
                     )
                 )
     return "\n".join(lines)
+
+
+def reliability_line(r: Reliability, t: Text) -> str:
+    """ "Played to the end: 18 of the last 20 games (left: 1 · out of time: 1)"."""
+    line = t.plural("stats.finished", r.games, finished=t.number(r.finished))
+    gone = [
+        t(f"stats.{why}", n=t.number(n))
+        for why, n in (("left", r.left), ("timed_out", r.timed_out), ("kicked", r.kicked))
+        if n
+    ]
+    return f"{line} ({' · '.join(gone)})" if gone else line

@@ -91,10 +91,26 @@ class TableService:
 
     # ------------------------------------------------------------------ opening and ending tables
 
+    async def _one_table_elsewhere(self, chat_id: int, thread_id: int) -> Table | None:
+        """The table in another topic of a forum whose admins keep one table in the whole group, if any."""
+        chat = await self.storage.chats.get(chat_id)
+        if chat is None or chat.tables_per != "group":
+            return None
+        return next(
+            (
+                t
+                for t in self.live.values()
+                if t.live and t.row.chat_id == chat_id and t.row.thread_id != thread_id
+            ),
+            None,
+        )
+
     async def open_lobby(
         self, chat_id: int, thread_id: int, creator: User, chat_title: str, options: Options
     ) -> Outcome:
         await self._prune()
+        if (elsewhere := await self._one_table_elsewhere(chat_id, thread_id)) is not None:
+            return Outcome.refused(Refusal.ONE_TABLE, table_id=elsewhere.id)
         try:
             row = await self.storage.tables.create(chat_id, thread_id, creator.id, options)
         except TableExists:
@@ -113,6 +129,8 @@ class TableService:
 
         async def open_next() -> Outcome:
             row = old.row
+            if (elsewhere := await self._one_table_elsewhere(row.chat_id, row.thread_id)) is not None:
+                return Outcome.refused(Refusal.ONE_TABLE, table_id=elsewhere.id)
             try:
                 new = await self.storage.tables.create(row.chat_id, row.thread_id, user.id, row.options)
             except TableExists:

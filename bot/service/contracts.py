@@ -49,6 +49,7 @@ class Refusal(StrEnum):
     TOO_FEW = "alert.too_few"
     TEAM_SIZE = "alert.team_size"
     LOBBY_EXISTS = "alert.lobby_exists"
+    ONE_TABLE = "alert.one_table"  # a forum that keeps one table in the whole group has one in another topic
     WAITING = "alert.waiting"
     CANCELLED = "alert.cancelled"
     SAVE_FAILED = "alert.save_failed"

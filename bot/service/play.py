@@ -4,6 +4,7 @@ turns. Each is decided and committed under the table's lock before anybody sees 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from contextlib import nullcontext
 
 from bot import metrics
@@ -18,12 +19,12 @@ from bot.service.contracts import (
 from bot.service.state import TableState
 from engine import Game
 from engine.actions import RECLAIM, TAKE_OVER, TIMEOUT, Action, act, action_str
-from engine.events import QUIET, IllegalMove
+from engine.events import QUIET, Event, EventKind, IllegalMove
 from engine.moves import TAKE, Move
 from engine.snapshot import dumps
 from engine.views import view
 from storage import DATABASE_ERRORS, StaleGame
-from storage.records import TableStatus
+from storage.records import Ended, TableStatus
 from storage.results import result_from_engine
 
 log = logging.getLogger(__name__)
@@ -163,6 +164,7 @@ class Playing(TableState):
             return Outcome(True, table_id=self.id)
         assert self.game_row is not None
         deadline = self._deadline(candidate)
+        handed = self._handed_after(applied.events, action)
         storage = self.env.storage
         rated = self.rated and not self.nobody_plays(candidate)  # docs/rules.md §10
         # A move that ends the game is written with its result in one transaction, and so is one after which
@@ -184,7 +186,7 @@ class Playing(TableState):
                 if rated != self.rated:
                     await storage.games.set_unrated(self.game_row.id)
                 if candidate.result is not None:
-                    await self._finish(candidate, rated)
+                    await self._finish(candidate, rated, handed)
         except StaleGame:  # the database says the table left play (another process cancelled it)
             await self._reload()
             return Outcome.refused(Refusal.CANCELLED)
@@ -193,7 +195,7 @@ class Playing(TableState):
             self._retry_later(action_str(action), exc)
             return Outcome.refused(Refusal.SAVE_FAILED)
         self.failures = 0
-        self.game, self.deadline, self.rated = candidate, deadline, rated
+        self.game, self.deadline, self.rated, self.handed = candidate, deadline, rated, handed
         self.recent.extend(e for e in applied.events if e.kind not in QUIET)
         if candidate.result is not None:
             metrics.GAMES.labels("finished").inc()
@@ -205,8 +207,24 @@ class Playing(TableState):
         self._after_change()
         return Outcome(True, table_id=self.id)
 
-    async def _finish(self, game: Game, rated: bool) -> None:
+    def _handed_after(self, events: Sequence[Event], action: Action) -> dict[int, Ended]:
+        """Why a bot plays each seat it plays after these events: its player's timer ran out, they left, or
+        the host or an admin removed them ("I'm back" gives the seat back)."""
+        handed = dict(self.handed)
+        for event in events:
+            if event.kind is EventKind.TAKEN_OVER:
+                user = self.row.seats[event.seat].user_id
+                gone: Ended = "kicked" if user in self.kicked else "left"
+                handed[event.seat] = "timed_out" if action == TIMEOUT else gone
+            elif event.kind is EventKind.RECLAIMED:
+                handed.pop(event.seat, None)
+        return handed
+
+    async def _finish(self, game: Game, rated: bool, handed: dict[int, Ended]) -> None:
         assert game.result is not None and self.game_row is not None
+        # A bot plays the seats in ``handed`` at the end; one it took over before a restart is counted as
+        # left (why is not kept across restarts).
+        ended = {s: handed.get(s, "left") for s in range(game.players) if game.is_auto(s)}
         record = result_from_engine(
             self.game_row.id,
             self.row.chat_id,
@@ -216,6 +234,7 @@ class Playing(TableState):
             rated=rated,
             started_at=self.game_row.started_at,
             finished_at=self.env.clock(),
+            ended=ended,
         )
         stored = await self.env.storage.results.record(record, teams=self.row.options.teams)
         self.game_row = self.game_row.model_copy(update={"finished_at": record.finished_at})

@@ -16,7 +16,7 @@ from bot.service.contracts import ABANDONED, RECENT, RETRY_FIRST, RETRY_MAX, STA
 from engine import Event, Game, Result
 from engine.options import BotLevel
 from storage import Storage
-from storage.records import GameRow, TableRow, TableStatus
+from storage.records import Ended, GameRow, TableRow, TableStatus
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +80,7 @@ class TableState:
         self.closed_at: float | None = None  # when it finished or was cancelled
         self.pending: set[int] = set()  # rematch: players who have not confirmed yet
         self.kicked: set[int] = set()  # players whose seat the host or an admin handed to a bot (/kick)
+        self.handed: dict[int, Ended] = {}  # the seats a bot plays in the game, and why (not kept on restart)
         self.rematch_open = True  # a finished game's result still offers a rematch
         self.loser: tuple[int | None, int] | None = None  # rematch: the last durak (user id or None, seat)
         self.failures = 0  # database writes that failed in a row (the retry backs off)

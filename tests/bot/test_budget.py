@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable, Coroutine
 
-from bot.budget import LATER, SOON, URGENT, Budget
+from bot.budget import AGING, LATER, OWN, SOON, URGENT, Budget
 
 WINDOW = 0.2
 
@@ -51,6 +52,53 @@ async def test_replies_then_hands_that_must_act_are_granted_before_redraws_that_
     budget.done(first, 1)
     await asyncio.wait_for(asyncio.gather(*redraws, to_act, reply), 10)
     assert order == ["reply", "to act", "redraw 0", "redraw 1", "redraw 2"]
+
+
+def granted_in_turn(
+    budget: Budget, order: list[str]
+) -> Callable[[str, asyncio.Future[float]], Coroutine[None, None, None]]:
+    """Await a slot, note its name in ``order`` when granted, and hand it back unused."""
+
+    async def wait(name: str, slot: asyncio.Future[float]) -> None:
+        stamp = await slot
+        order.append(name)
+        budget.done(stamp, 0)
+
+    return wait
+
+
+async def test_a_redraw_that_becomes_a_turn_while_it_waits_moves_up_to_the_turns() -> None:
+    budget = Budget(1, 10.0, time.monotonic)
+    held = await budget.take(LATER)
+    order: list[str] = []
+    wait = granted_in_turn(budget, order)
+
+    tables = [asyncio.create_task(wait(f"table {n}", budget.ask(LATER))) for n in range(2)]
+    mover = asyncio.create_task(wait("the mover's hand", budget.ask(OWN)))
+    hand = budget.ask(LATER)  # the other player's hand, redrawn for the mover's move ...
+    waiting = asyncio.create_task(wait("the next player's hand", hand))
+    budget.promote(hand, SOON)  # ... and now it is their turn
+    budget.promote(hand, LATER)  # never moved down
+    budget.done(held, 0)
+    await asyncio.wait_for(asyncio.gather(*tables, mover, waiting), 5)
+    assert order == ["the next player's hand", "the mover's hand", "table 0", "table 1"]
+
+
+async def test_a_redraw_that_waited_long_moves_up_so_a_full_token_still_redraws_tables() -> None:
+    now = [0.0]
+    budget = Budget(1, 10.0, lambda: now[0])
+    held = await budget.take(LATER)
+    order: list[str] = []
+    wait = granted_in_turn(budget, order)
+
+    table = asyncio.create_task(wait("table", budget.ask(LATER)))
+    now[0] = 1.0
+    first = asyncio.create_task(wait("own 1", budget.ask(OWN)))
+    now[0] = 1.0 + AGING  # the table has waited AGING seconds: it moves up when the queues are next looked at
+    second = asyncio.create_task(wait("own 2", budget.ask(OWN)))
+    budget.done(held, 0)
+    await asyncio.wait_for(asyncio.gather(table, first, second), 5)
+    assert order == ["own 1", "table", "own 2"]
 
 
 async def test_a_slot_that_sent_nothing_goes_to_the_next_at_once() -> None:

@@ -19,11 +19,12 @@ from bot.render.group import event_line, result_text, seat_names, table_text
 from bot.render.hand import Clock, hand_over, hand_text
 from bot.render.keyboard import hand_keyboard
 from bot.render.lobby import lobby_keyboard, lobby_text
+from bot.render.settings_menu import group_menu
 from bot.render.standings import board_text, stats_text
 from engine import Game, Options, Variant
 from engine.events import QUIET, Event
 from engine.views import view
-from storage.records import Leader
+from storage.records import Chat, Leader, Reliability
 from tests.bot.test_render import STATS
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -79,6 +80,22 @@ def rendered(language: str) -> str:
     stats = STATS.model_copy(update={"game_type": "transfer", "average_place": 1.75, "rating": 6.4})
     new = stats.model_copy(update={"games": 2, "rank": None})
     parts.append(("/stats", stats_text("Маша", [new], [stats], t)))
+    ended = Reliability(games=20, left=2, timed_out=1, kicked=1)
+    parts.append(("/stats, how recent games ended", stats_text("Маша", [new], [stats], t, ended)))
+    parts.append(
+        (
+            "/stats, one game",
+            stats_text("Маша", [new], [stats], t, Reliability(games=1, left=0, timed_out=0, kicked=0)),
+        )
+    )
+    parts.append(("lobby, a player who walks away", lobby_text(options, names[0], names[:2], t, walked=[1])))
+    forum = Chat(
+        id=-1, type="supergroup", is_forum=True, opens="admins", tables_per="group", default_options=options
+    )
+    menu, buttons = group_menu(t, forum)
+    parts.append(("/settings", menu))
+    parts.append(("/settings buttons", labels(buttons)))
+    parts.append(("opening refused", t("alert.admins_open") + "\n" + t("alert.one_table")))
     parts.append(("/help", t("help.text")))
     return "".join(f"===== {title}\n{text}\n" for title, text in parts)
 

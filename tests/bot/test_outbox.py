@@ -8,9 +8,10 @@ import asyncio
 import random
 import time
 
+from bot.budget import URGENT
 from tests.bot.conftest import Harness
 from tests.bot.fake_telegram import ApiError, RateLimits
-from tests.bot.players import GROUP, open_table, play_until_over, start
+from tests.bot.players import GROUP, hand_message, move_choices, open_table, play_until_over, start
 
 SCALE = 0.01  # the harness's RATE_SCALE
 
@@ -119,3 +120,34 @@ async def test_a_restart_does_not_forget_what_the_group_was_sent(harness: Harnes
     sent = [s.at for s in fake.sent if s.chat_id == GROUP and s.ok]
     assert [s for s in fake.sent if not s.ok] == [] and fake.too_early == []
     assert most_in_a_window(sent, 60 * scale) <= 20
+
+
+async def test_on_a_full_token_the_turn_goes_first_then_the_movers_hand_then_the_table(
+    harness: Harness,
+) -> None:
+    """When the overall budget is short, a move's redraws go out by who needs them: the player who must act
+    now, then the player who just moved (they look at their hand), then the group's table."""
+    from tests.bot.conftest import start_app, stop_app
+
+    fake = harness.fake
+    await stop_app(harness.app)
+    scale = 0.3  # an overall second of 0.3 s: long enough to queue a move's redraws behind a held slot
+    harness.app = await start_app(fake, harness.db_path, rate_scale=scale)
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    outbox = harness.deps.outbox
+    await outbox.idle()
+    live = harness.deps.service.live[lobby.table_id or 0]
+    assert live.game is not None
+    mover, other = live.game.lead + 1, 2 - live.game.lead
+    await asyncio.sleep(3.5 * scale)  # every chat's own spacing has passed: only the overall budget holds
+    outbox.share(30)  # as if 30 processes shared the token: one send an overall second
+    held = await outbox._budget.take(URGENT)
+    hand = await fake.wait_for(lambda: hand_message(fake, mover), what="the mover's hand")
+    before = len(fake.sent)
+    fake.press(mover, mover, hand.message_id, move_choices(hand.reply_markup)[0])
+    await fake.wait_for(lambda: outbox._budget.waiting() == 3, what="three redraws waiting for the budget")
+    outbox._budget.done(held, 0)
+    await outbox.idle()
+    order = [s.chat_id for s in fake.sent[before:] if s.ok]
+    assert order == [other, mover, GROUP]

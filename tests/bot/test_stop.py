@@ -6,20 +6,23 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import signal
 import sqlite3
 import sys
 import time
 from pathlib import Path
 
-from tests.bot.fake_telegram import TOKEN, FakeTelegram, Message
-from tests.bot.players import hand_message, press_and_wait
+from tests.bot.fake_telegram import TOKEN, FakeTelegram, Message, RateLimits
+from tests.bot.players import hand_message, move_choices, press_and_wait
 
 ROOT = Path(__file__).resolve().parents[2]
 GROUP = -100
 
 
-async def bot_process(port: int, db: Path) -> asyncio.subprocess.Process:
+async def bot_process(
+    port: int, db: Path, settings: dict[str, str] | None = None
+) -> asyncio.subprocess.Process:
     env = {
         "PATH": os.environ.get("PATH", ""),
         "BOT_TOKEN": TOKEN,
@@ -29,10 +32,31 @@ async def bot_process(port: int, db: Path) -> asyncio.subprocess.Process:
         "RATE_SCALE": "0.01",
         "GROUP_REDRAW_INTERVAL": "3.0",  # redraws still waiting when the stop comes (the flush allows 5 s)
         "PRIVATE_REDRAW_INTERVAL": "0.05",
+        **(settings or {}),
     }
     return await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bot", cwd=ROOT, env=env, stderr=asyncio.subprocess.PIPE
     )
+
+
+async def deal(fake: FakeTelegram, pause: float = 0.0) -> Message:
+    """Once the bot is up: Ann and Bob start it, Ann opens a table in the group, Bob joins, Ann deals (after
+    ``pause``); the lobby message."""
+    await fake.wait_for(lambda: fake.commands, timeout=60, what="the bot to start")
+    fake.add_group(GROUP, "Friends")
+    for user, name in ((1, "Ann"), (2, "Bob")):
+        fake.add_user(user, name)
+        fake.send(user, user, "/start")
+    await fake.wait_for(lambda: fake.last(1) and fake.last(2), what="welcomes")
+    fake.send(1, GROUP, "/newgame")
+    lobby: Message = await fake.wait_for(
+        lambda: next((m for m in fake.bot_messages(GROUP) if m.buttons()), None)
+    )
+    table = lobby.buttons()[0][1].split(":")[1]
+    await press_and_wait(fake, 2, GROUP, lobby.message_id, f"L:{table}:join")
+    await asyncio.sleep(pause)
+    await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table}:start")
+    return lobby
 
 
 def fresh_move(fake: FakeTelegram, after: int) -> tuple[Message, str] | None:
@@ -51,18 +75,7 @@ async def test_sigterm_commits_flushes_and_the_next_start_brings_the_game_back(t
     db = tmp_path / "stop.sqlite3"
     try:
         bot = await bot_process(port, db)
-        await fake.wait_for(lambda: fake.commands, timeout=60, what="the bot to start")
-        fake.add_group(GROUP, "Friends")
-        for user, name in ((1, "Ann"), (2, "Bob")):
-            fake.add_user(user, name)
-            fake.send(user, user, "/start")
-        await fake.wait_for(lambda: fake.last(1) and fake.last(2), what="welcomes")
-        fake.send(1, GROUP, "/newgame")
-        lobby = await fake.wait_for(lambda: next((m for m in fake.bot_messages(GROUP) if m.buttons()), None))
-        table = lobby.buttons()[0][1].split(":")[1]
-        await press_and_wait(fake, 2, GROUP, lobby.message_id, f"L:{table}:join")
-        await asyncio.sleep(0.6)
-        await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table}:start")
+        lobby = await deal(fake, pause=0.6)
         version = -1
         for _ in range(4):  # a few moves, the last one right before the stop
             hand, data = await fake.wait_for(lambda: fresh_move(fake, version), what="a move to press")
@@ -92,4 +105,54 @@ async def test_sigterm_commits_flushes_and_the_next_start_brings_the_game_back(t
         assert bot.returncode == 0 and "restored 1 live tables" in err.decode(), err.decode()[-2000:]
         assert deadline is not None
     finally:
+        await runner.cleanup()
+
+
+async def test_a_kill_mid_game_and_a_restart_never_break_the_groups_limit(tmp_path: Path) -> None:
+    """kill -9 while the group's minute is nearly spent, and a restart at once: the new process reads what was
+    sent into the group (storage.paces) and Telegram, whose limits the fake enforces (a minute of 6 s here),
+    never answers 429, though the players keep pressing and asking for /help."""
+    scale = 0.1
+    fake = FakeTelegram(limits=RateLimits(scale=scale))
+    runner, port = await fake.serve()
+    db = tmp_path / "kill.sqlite3"
+    env = {
+        "RATE_SCALE": str(scale),
+        "GROUP_REDRAW_INTERVAL": "0.3",
+        "PRIVATE_REDRAW_INTERVAL": "0.1",
+        "LOG_LEVEL": "WARNING",
+    }
+    rng = random.Random(9)
+
+    async def play(seconds: float) -> None:
+        """Both players press a move whenever their hand shows one, and somebody asks for /help now and then."""
+        until = time.monotonic() + seconds
+        while time.monotonic() < until:
+            shown = [(u, m) for u in (1, 2) if (m := hand_message(fake, u)) and move_choices(m.reply_markup)]
+            if rng.random() < 0.1:
+                fake.send(rng.choice((1, 2)), GROUP, "/help")
+            if shown:
+                user, hand = rng.choice(shown)
+                fake.press(user, user, hand.message_id, rng.choice(move_choices(hand.reply_markup)))
+            await asyncio.sleep(0.05)
+
+    try:
+        bot = await bot_process(port, db, env)
+        await deal(fake)
+        await play(5.0)
+        window = [
+            s for s in fake.sent if s.chat_id == GROUP and s.ok and s.at > time.monotonic() - 60 * scale
+        ]
+        assert len(window) >= 12  # the group's minute is mostly spent when the process dies
+        bot.kill()
+        await bot.wait()
+        bot = await bot_process(port, db, env)
+        await play(8.0)
+        assert [s.text[:40] for s in fake.sent if s.error == 429] == [] and fake.too_early == []
+        assert any(s.at > time.monotonic() - 6.0 and s.chat_id == GROUP for s in fake.sent)  # it plays on
+        bot.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(bot.communicate(), timeout=30)
+    finally:
+        if bot.returncode is None:
+            bot.kill()
         await runner.cleanup()

@@ -118,6 +118,31 @@ def test_the_compiled_build_runs_while_its_sources_are_unchanged(tmp_path: Path)
 
 
 @compiled_here
+def test_the_compiled_build_loads_from_any_working_directory(tmp_path: Path) -> None:
+    # An editable install's finder maps the packages only, not mypyc's runtime library beside them: here the
+    # packages are reached through links from elsewhere, and the runtime is not on the path.
+    tree = copy_engine(tmp_path, compiled=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for part in TREES:
+        (elsewhere / part).symlink_to(tree / part)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(elsewhere), "DURAK_ENGINE": ""},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    compiled, _, *files = done.stdout.strip().split("|")
+    assert compiled == "True" and [Path(f).name for f in files] == [
+        f"cards{SUFFIX}",
+        f"game{SUFFIX}",
+        f"search{SUFFIX}",
+    ]
+
+
+@compiled_here
 def test_one_edited_module_sends_every_module_back_to_source(tmp_path: Path) -> None:
     # The compiled modules call each other natively: an edited views.py alone would still be bypassed by
     # the compiled game, so none of them may run compiled.
