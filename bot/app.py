@@ -18,7 +18,7 @@ from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
 from telegram.request import BaseRequest, HTTPXRequest
 
 import engine
-from bot import handlers, logs, metrics, profile, retention, watch
+from bot import handlers, logs, metrics, profile, retention, seasons, watch
 from bot.cluster import Cluster
 from bot.deps import Deps, keep, keep_settings, settings_of, started
 from bot.http import AiohttpRequest
@@ -133,6 +133,11 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
             await retention.prune(storage, days)
 
         application.job_queue.run_repeating(prune, interval=retention.EVERY, first=60, name="retention")
+
+    async def season_ends(_: ContextTypes.DEFAULT_TYPE) -> None:
+        await seasons.announce(deps, service.env.clock())
+
+    application.job_queue.run_repeating(season_ends, interval=seasons.EVERY, first=30, name="seasons")
     if settings.metrics_port is not None:
         server = watch.Server(deps, settings.metrics_listen, settings.metrics_port)
         await server.start()

@@ -17,6 +17,7 @@ from typing import Literal, cast, get_args
 from engine.cards import card_code, parse_card
 from engine.moves import Move, move_str, parse_move
 from engine.options import GameType
+from storage.seasons import is_season
 
 MAX_BYTES = 64
 MAX_DIGITS = 15  # ids, versions and pages from outside stay far below SQLite's 2**63
@@ -77,6 +78,7 @@ class BoardPress:
     scope: BoardScope
     game_type: GameType
     page: int
+    season: str = ""  # a season's board ("2026-12", "2026-Q4"); "" the all-time board
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +120,9 @@ def encode(press: Press) -> str:
     elif isinstance(press, SettingsPress):
         data = f"S:{press.scope}:{press.what}" + (f":{press.value}" if press.value else "")
     elif isinstance(press, BoardPress):
-        data = f"T:{press.scope}:{press.game_type}:{press.page}"
+        data = f"T:{press.scope}:{press.game_type}:{press.page}" + (
+            f":{press.season}" if press.season else ""
+        )
     elif isinstance(press, LobbyPress):
         data = f"L:{press.table_id}:{press.action}" + (f":{press.option}" if press.option else "")
     elif isinstance(press, HandPress):
@@ -157,8 +161,11 @@ def decode(data: str | None) -> Press | None:
         ):
             scope = cast(SettingsScope, parts[1])
             return SettingsPress(scope, parts[2], parts[3] if len(parts) == 4 else "")
-        if parts[0] == "T" and len(parts) == 4 and parts[1] in ("c", "g") and parts[2] in GAME_TYPES:
-            return BoardPress(cast(BoardScope, parts[1]), parts[2], _number(parts[3]))
+        if parts[0] == "T" and len(parts) in (4, 5) and parts[1] in ("c", "g") and parts[2] in GAME_TYPES:
+            season = parts[4] if len(parts) == 5 else ""
+            if season and not (parts[1] == "c" and is_season(season)):
+                return None
+            return BoardPress(cast(BoardScope, parts[1]), parts[2], _number(parts[3]), season)
         if parts[0] == "h" and len(parts) == 2:
             return HandPress(_number(parts[1]))
         if parts[0] == "d" and len(parts) == 2:

@@ -4,11 +4,13 @@ keys in each); plural categories come from CLDR through Babel, so "1 карта,
 from __future__ import annotations
 
 import tomllib
+from datetime import date
 from functools import cache
 from importlib import resources
 from typing import Any
 
 from babel import Locale
+from babel.dates import format_date
 from babel.lists import format_list
 from babel.numbers import format_decimal
 
@@ -79,6 +81,15 @@ class Text:
             raise TypeError(f"text {key!r} has no plural forms")
         form = entry.get(self._locale.plural_form(abs(n)), entry["other"])
         return form.format(n=n, **params)
+
+    def season(self, season: str, *, of: bool = False) -> str:
+        """A season's name as this language says it: "December 2026", "Декабрь 2026", "Q4 2026"; ``of``: as
+        it follows "season" ("Сезон декабря 2026", "4-го квартала 2026"), not capitalised."""
+        year, part = season.split("-")
+        if part.startswith("Q"):
+            return self("season.quarter_of" if of else "season.quarter", quarter=part[1:], year=year)
+        month = format_date(date(int(year), int(part), 1), "MMMM y" if of else "LLLL y", locale=self._locale)
+        return month if of and self.language != "en" else month[:1].upper() + month[1:]
 
     def number(self, value: float, digits: int = 0) -> str:
         """A number as this language writes it: "3,00" in Russian, "3.00" in English; "1 512" grouped."""

@@ -7,6 +7,7 @@ import time
 from engine import Options
 from storage.db import Database, Row
 from storage.records import Chat, Opens, TablesPer
+from storage.seasons import SeasonKind
 
 
 def _chat(row: Row) -> Chat:
@@ -20,6 +21,8 @@ def _chat(row: Row) -> Chat:
         default_options=Options.model_validate_json(options) if options else None,
         opens=row["opens"],
         tables_per=row["tables_per"],
+        seasons=row["seasons"],
+        season_told=row["season_told"],
     )
 
 
@@ -83,6 +86,28 @@ class Chats:
             (opens, tables_per, time.time(), chat_id),
         )
         await self._changed(chat_id)
+
+    async def set_seasons(self, chat_id: int, seasons: SeasonKind) -> None:
+        await self.db.execute(
+            "UPDATE chats SET seasons = ?, updated_at = ? WHERE id = ?", (seasons, time.time(), chat_id)
+        )
+        await self._changed(chat_id)
+
+    async def with_seasons(self) -> list[Chat]:
+        """The groups whose boards have seasons."""
+        rows = await self.db.fetch_all("SELECT * FROM chats WHERE seasons != 'off' AND id < 0")
+        return [_chat(row) for row in rows]
+
+    async def tell_season(self, chat_id: int, season: str) -> bool:
+        """Mark ``season``'s podium as shown in the group: True for the one caller that marked it (the one to
+        send it), False if it had been shown already."""
+        done = await self.db.execute(
+            """UPDATE chats SET season_told = ?, updated_at = ?
+               WHERE id = ? AND (season_told IS NULL OR season_told != ?)""",
+            (season, time.time(), chat_id, season),
+        )
+        await self._changed(chat_id)
+        return done == 1
 
     async def migrate(self, old_id: int, new_id: int) -> None:
         """A group became a supergroup with a new id: move its settings, tables, results and ratings."""

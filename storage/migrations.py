@@ -195,6 +195,13 @@ MIGRATIONS: list[str] = [
     ALTER TABLE result_players ADD COLUMN ended TEXT NOT NULL DEFAULT 'played'
         CHECK (ended IN ('played', 'left', 'timed_out', 'kicked'));
     """,
+    # 10: seasons: a group's board that starts afresh every month (the default) or quarter, or none; and the
+    # last season whose podium the group was shown (told once, whichever process gets there first).
+    """
+    ALTER TABLE chats ADD COLUMN seasons TEXT NOT NULL DEFAULT 'monthly'
+        CHECK (seasons IN ('monthly', 'quarterly', 'off'));
+    ALTER TABLE chats ADD COLUMN season_told TEXT;
+    """,
 ]
 
 # PostgreSQL runs the same steps, translated by these rules (the only place the two schemas differ): 64-bit

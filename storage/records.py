@@ -8,6 +8,7 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ConfigDict
 
 from engine import Options
+from storage.seasons import SeasonKind
 
 
 class _Record(BaseModel):
@@ -64,6 +65,8 @@ class Chat(_Record):
     default_options: Options | None = None
     opens: Opens = "everyone"  # who may open tables
     tables_per: TablesPer = "topic"  # in a forum: one table per topic, or one in the whole group
+    seasons: SeasonKind = "monthly"
+    season_told: str | None = None  # the last season whose podium the group was shown
 
 
 class TableStatus(StrEnum):

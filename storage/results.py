@@ -11,6 +11,7 @@ from storage.db import record as typed
 from storage.games import StaleGame
 from storage.ratings import START_MU, START_SIGMA, Standing, ordinal, rate
 from storage.records import Ended, GameResult, Leader, PlayerResult, PlayerStats, Reliability, Seat
+from storage.seasons import bounds
 
 GLOBAL = 0  # the chat id of the global leaderboard
 RECENT_GAMES = 20  # the games reliability is counted over
@@ -237,6 +238,48 @@ class Results:
             )
             for i, row in enumerate(rows)
         ]
+
+    async def season_board(
+        self, chat_id: int, game_type: str, season: str, *, limit: int | None = None, offset: int = 0
+    ) -> list[Leader]:
+        """A season's board in a group: points per place in its rated games (a player scores one point for
+        every player who placed below them in a game; docs/rating.md), most first; then more wins, then fewer
+        games. ``rating`` holds the points."""
+        start, end = bounds(season)
+        rows = await self.db.fetch_all(
+            f"""SELECT p.user_id AS user_id, COUNT(*) AS games, SUM(p.won) AS wins,
+                    SUM((SELECT COUNT(*) FROM result_players AS q
+                         WHERE q.game_id = p.game_id AND q.place > p.place)) AS points,
+                    u.first_name AS first_name, u.last_name AS last_name
+                FROM result_players AS p JOIN results AS r ON r.game_id = p.game_id
+                LEFT JOIN users AS u ON u.id = p.user_id
+                WHERE r.chat_id = ? AND r.game_type = ? AND r.rated = 1 AND p.user_id IS NOT NULL
+                    AND r.finished_at >= ? AND r.finished_at < ?
+                GROUP BY p.user_id, u.first_name, u.last_name
+                ORDER BY points DESC, wins DESC, games, p.user_id
+                {"LIMIT ? OFFSET ?" if limit is not None else ""}""",
+            (chat_id, game_type, start, end, *((limit, offset) if limit is not None else ())),
+        )
+        return [
+            Leader(
+                rank=offset + i + 1,
+                user_id=row["user_id"],
+                name=" ".join(n for n in (row["first_name"], row["last_name"]) if n),
+                rating=float(row["points"]),
+                games=row["games"],
+            )
+            for i, row in enumerate(rows)
+        ]
+
+    async def played_in(self, chat_id: int, season: str) -> list[str]:
+        """The game types of the rated games the group finished in a season."""
+        start, end = bounds(season)
+        rows = await self.db.fetch_all(
+            """SELECT DISTINCT game_type FROM results
+               WHERE chat_id = ? AND rated = 1 AND finished_at >= ? AND finished_at < ? ORDER BY game_type""",
+            (chat_id, start, end),
+        )
+        return [row["game_type"] for row in rows]
 
     async def standing(
         self, user_id: int, chat_id: int, game_type: str, min_games: int = 1

@@ -14,6 +14,7 @@ from bot.render.settings_menu import group_menu, user_menu
 from engine import Options
 from engine.options import CHOICES, cycle
 from storage.records import CARDS_PLACES, OPENS, TABLES_PER, Chat, User
+from storage.seasons import SEASON_KINDS
 
 
 async def language_command(update: Update, context: Context) -> None:
@@ -84,6 +85,8 @@ async def _group_settings(d: Deps, query: CallbackQuery, chat_id: int, press: Se
         else:
             per = TABLES_PER[(TABLES_PER.index(per) + 1) % len(TABLES_PER)]
         await d.storage.chats.set_rules(chat_id, opens=opens, tables_per=per)
+    elif press.what == "seasons":
+        await d.storage.chats.set_seasons(chat_id, SEASON_KINDS[(SEASON_KINDS.index(chat.seasons) + 1) % 3])
     elif press.what in CHOICES:
         options = cycle(chat.default_options or Options(), press.what)
         await d.storage.chats.set_default_options(chat_id, options)

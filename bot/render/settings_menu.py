@@ -44,7 +44,10 @@ def group_menu(t: Text, chat: Chat) -> tuple[str, InlineKeyboardMarkup]:
     lines = [f"<b>{t('settings.title')}</b>", t("settings.hint"), ""]
     lines.extend(f"· {line}" for line in summary(options, t))
     rows = [_language_row("c", t.language)]
-    rules = [("opens", t("settings.opens", who=t(f"settings.opens_{chat.opens}")))]
+    rules = [
+        ("opens", t("settings.opens", who=t(f"settings.opens_{chat.opens}"))),
+        ("seasons", t("settings.seasons", kind=t(f"settings.seasons_{chat.seasons}"))),
+    ]
     if chat.is_forum:
         rules.append(("tables_per", t("settings.tables_per", per=t(f"settings.per_{chat.tables_per}"))))
     rows.extend(

@@ -371,15 +371,26 @@ async def test_leaderboard_and_stats_after_three_games(harness: Harness) -> None
             await _seated(fake, GROUP, lobby, "Bob")
         await start(harness, lobby)
         await play_until_over(fake, GROUP, [1, 2], random.Random(game))
-    fake.send(1, GROUP, "/top")
+    fake.send(1, GROUP, "/top")  # this month's season first, by points per place
     board = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(GROUP) if "Chat leaderboard" in m.text), None), what="/top"
+        lambda: next((m for m in fake.bot_messages(GROUP) if "<b>Season " in m.text), None), what="/top"
     )
-    assert "1. " in board.text and "Ann" in board.text and "Bob" in board.text
+    assert "1. " in board.text and "Ann" in board.text and "Bob" in board.text and "3 games" in board.text
     transfer = next(data for label, data in board.buttons() if "transfer" in label)
     await press_and_wait(fake, 2, GROUP, board.message_id, transfer)
     await fake.wait_for(
-        lambda: "Nobody yet" in fake.messages[GROUP][board.message_id].text, what="the transfer board"
+        lambda: "Nobody has played" in fake.messages[GROUP][board.message_id].text, what="the transfer board"
+    )
+    all_time = next(
+        data for label, data in fake.messages[GROUP][board.message_id].buttons() if label == "All time"
+    )
+    await press_and_wait(fake, 2, GROUP, board.message_id, all_time)
+    await fake.wait_for(
+        lambda: (
+            "Chat leaderboard · transfer" in fake.messages[GROUP][board.message_id].text
+            and "Nobody yet" in fake.messages[GROUP][board.message_id].text
+        ),
+        what="the all-time transfer board",
     )
     fake.send(2, GROUP, "/top global")
     await fake.wait_for(
@@ -610,7 +621,7 @@ LOCAL = {
         "Your hand",
         "Game over",
         "Rematch",
-        "Chat leaderboard",
+        "<b>Season ",
         "Stats:",
         "Replay of game",
     ],
@@ -619,7 +630,7 @@ LOCAL = {
         "Ваши карты",
         "Игра окончена",
         "Реванш",
-        "Рейтинг чата",
+        "<b>Сезон ",
         "Статистика:",
         "Запись игры",
     ],
@@ -628,7 +639,7 @@ LOCAL = {
         "Ваші карти",
         "Гру закінчено",
         "Реванш",
-        "Рейтинг чату",
+        "<b>Сезон ",
         "Статистика:",
         "Запис гри",
     ],

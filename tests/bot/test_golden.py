@@ -20,7 +20,8 @@ from bot.render.hand import Clock, hand_over, hand_text
 from bot.render.keyboard import hand_keyboard
 from bot.render.lobby import lobby_keyboard, lobby_text
 from bot.render.settings_menu import group_menu
-from bot.render.standings import board_text, stats_text
+from bot.render.standings import board_keyboard, board_text, stats_text
+from bot.seasons import podium_text
 from engine import Game, Options, Variant
 from engine.events import QUIET, Event
 from engine.views import view
@@ -96,6 +97,22 @@ def rendered(language: str) -> str:
     parts.append(("/settings", menu))
     parts.append(("/settings buttons", labels(buttons)))
     parts.append(("opening refused", t("alert.admins_open") + "\n" + t("alert.one_table")))
+    points = [
+        Leader(rank=i + 1, user_id=i, name=n, rating=21.0 - 9 * i, games=12 - i)
+        for i, n in enumerate(PLAYERS)
+    ]
+    season_board = board_text(points, t, game_type="throw_in", scope="c", page=0, season="2026-12")
+    parts.append(("/top, a season", season_board))
+    keyboard = board_keyboard(
+        t, game_type="throw_in", scope="c", page=0, more=False, season="2026-11", current="2026-12"
+    )
+    parts.append(("/top, a season's buttons", labels(keyboard)))
+    parts.append(
+        ("/top, a quarter", board_text([], t, game_type="transfer", scope="c", page=0, season="2026-Q4"))
+    )
+    parts.append(("season over", podium_text("2026-12", {"throw_in": points, "transfer": points[:1]}, t)))
+    mine = {"transfer": points[1]}
+    parts.append(("/stats in a season", stats_text("Маша", [new], [stats], t, None, ("2026-12", mine))))
     parts.append(("/help", t("help.text")))
     return "".join(f"===== {title}\n{text}\n" for title, text in parts)
 

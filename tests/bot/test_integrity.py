@@ -414,6 +414,7 @@ async def test_a_handler_that_raises_still_answers_and_logs_one_line(
     async def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the board is on fire")
 
+    harness.deps.storage.results.season_board = broken  # type: ignore[method-assign,assignment]
     harness.deps.storage.results.leaderboard = broken  # type: ignore[method-assign,assignment]
     caplog.set_level(logging.ERROR, logger="bot")
     fake.send(1, GROUP, "/top")

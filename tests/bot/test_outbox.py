@@ -29,7 +29,7 @@ async def test_command_replies_after_a_game_all_arrive_within_the_groups_budget(
     for user, name in ((3, "Cid"), (4, "Dan"), (5, "Eve")):
         fake.add_user(user, name)
     commands = {1: "/top", 2: "/stats", 3: "/rules", 4: "/help", 5: "/top global"}
-    expected = ["Chat leaderboard", "Stats: Bob", "Throw-in durak", "/newgame", "Global"]
+    expected = ["<b>Season ", "Stats: Bob", "Throw-in durak", "/newgame", "Global"]
     before = len(fake.bot_messages(GROUP))
     for user, command in commands.items():  # five members at once
         fake.send(user, GROUP, command)
