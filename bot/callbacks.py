@@ -57,6 +57,18 @@ class BackPress:
     table_id: int
 
 
+ConcedeStep = Literal["ask", "yes", "no"]  # the button, then the confirmation's two answers
+CONCEDE_STEPS: tuple[ConcedeStep, ...] = get_args(ConcedeStep)
+
+
+@dataclass(frozen=True, slots=True)
+class ConcedePress:
+    """ "🏳 Concede" under a hand, and its confirmation (docs/rules.md §9)."""
+
+    table_id: int
+    step: ConcedeStep
+
+
 @dataclass(frozen=True, slots=True)
 class DiscardPress:
     """Open the list of discarded cards (docs/rules.md §4.7)."""
@@ -102,6 +114,7 @@ Press = (
     MovePress
     | PickPress
     | HandPress
+    | ConcedePress
     | BackPress
     | CardsPress
     | ForgetPress
@@ -127,6 +140,8 @@ def encode(press: Press) -> str:
         data = f"L:{press.table_id}:{press.action}" + (f":{press.option}" if press.option else "")
     elif isinstance(press, HandPress):
         data = f"h:{press.table_id}"
+    elif isinstance(press, ConcedePress):
+        data = f"q:{press.table_id}:{press.step}"
     elif isinstance(press, DiscardPress):
         data = f"d:{press.table_id}"
     elif isinstance(press, CardsPress):
@@ -168,6 +183,8 @@ def decode(data: str | None) -> Press | None:
             return BoardPress(cast(BoardScope, parts[1]), parts[2], _number(parts[3]), season)
         if parts[0] == "h" and len(parts) == 2:
             return HandPress(_number(parts[1]))
+        if parts[0] == "q" and len(parts) == 3 and parts[2] in CONCEDE_STEPS:
+            return ConcedePress(_number(parts[1]), parts[2])
         if parts[0] == "d" and len(parts) == 2:
             return DiscardPress(_number(parts[1]))
         if parts[0] == "c" and len(parts) == 2:

@@ -2,7 +2,7 @@
 replaying a log onto the deal it started from.
 
 An action is a move (an int of ``engine.moves``, stored as its string: ``l6s``, ``c7h8h``, ``x`` ...) or a
-control word: the timer ran out, a bot took the seat over, the player came back.
+control word: the timer ran out, a bot took the seat over, the player came back, the player conceded.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ class Control(StrEnum):
     TIMEOUT = "timeout"  # the timer ran out for every seat on the clock (seat is -1)
     TAKE_OVER = "takeover"  # a bot plays the seat from now on
     RECLAIM = "back"  # the player pressed "I'm back"
+    CONCEDE = "concede"  # the player conceded the game (docs/rules.md §9)
 
 
-TIMEOUT, TAKE_OVER, RECLAIM = Control.TIMEOUT, Control.TAKE_OVER, Control.RECLAIM
+TIMEOUT, TAKE_OVER, RECLAIM, CONCEDE = Control.TIMEOUT, Control.TAKE_OVER, Control.RECLAIM, Control.CONCEDE
 
 Action = Move | Control
 
@@ -48,6 +49,8 @@ def act(game: Game, seat: int, action: Action | str) -> Applied:
         return game.take_over(seat)
     if action is Control.RECLAIM:
         return game.reclaim(seat)
+    if action is Control.CONCEDE:
+        return game.concede(seat)
     return game.apply(seat, action)
 
 

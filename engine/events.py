@@ -22,6 +22,7 @@ class EventKind(StrEnum):
     TIMED_OUT = "timed_out"  # seat's timer ran out; count = 1 if it was a missed move
     TAKEN_OVER = "taken_over"  # a bot plays the seat from now on
     RECLAIMED = "reclaimed"  # the player is back in their seat
+    CONCEDED = "conceded"  # seat conceded: the last place not yet taken is theirs, a bot plays their cards
     GAME_OVER = "game_over"
 
 
@@ -74,6 +75,8 @@ class Reason(StrEnum):
     NOT_TRUMP = "not_trump"
     SHOWN_ALREADY = "shown_already"
     NOT_ALLOWED = "not_allowed"
+    CONCEDED = "conceded"
+    TEAM_CONCEDE = "team_concede"
 
     @property
     def message(self) -> str:
@@ -114,6 +117,8 @@ _MESSAGES = {
     Reason.NOT_TRUMP: "Only a trump can be shown.",
     Reason.SHOWN_ALREADY: "You have already shown a trump this bout: put the card down.",
     Reason.NOT_ALLOWED: "That move is not allowed now.",
+    Reason.CONCEDED: "You conceded this game: a bot plays your cards to the end.",
+    Reason.TEAM_CONCEDE: "In team play nobody concedes alone: your partner plays on.",
 }
 
 

@@ -169,7 +169,7 @@ class Game:
     FIELDS: Final = (
         "rules", "hands", "talon", "trump", "trump_card", "trump_seat", "discard", "attack", "cover", "lead",
         "defender", "taking", "passed", "shown", "bout", "out", "finishers", "emptied", "known", "misses",
-        "bot_seats", "last_defender", "opening", "version", "result",
+        "bot_seats", "conceded", "last_defender", "opening", "version", "result",
     )  # fmt: skip
     DERIVED: Final = (
         "players",
@@ -216,6 +216,7 @@ class Game:
     known: list[CardMask]  # per seat: cards everybody knows it holds (picked up, shown, the public trump)
     misses: list[int]  # per seat: missed moves in a row
     bot_seats: SeatMask  # played by a bot (missed moves, or the player left)
+    conceded: list[Seat]  # seats whose players conceded, in order: each took the last place not yet taken
     last_defender: Seat
     opening: tuple[str, Card]  # (Opening reason, card or -1)
     version: int
@@ -246,6 +247,7 @@ class Game:
         known: list[CardMask],
         misses: list[int],
         bot_seats: SeatMask,
+        conceded: list[Seat],
         last_defender: Seat,
         opening: tuple[str, Card],
         version: int,
@@ -257,7 +259,8 @@ class Game:
         g.trump_seat, g.discard, g.attack, g.cover, g.lead = trump_seat, discard, attack, cover, lead
         g.defender, g.taking, g.passed, g.shown, g.bout = defender, taking, passed, shown, bout
         g.out, g.finishers, g.emptied, g.known, g.misses = out, finishers, emptied, known, misses
-        g.bot_seats, g.last_defender, g.opening, g.version = bot_seats, last_defender, opening, version
+        g.bot_seats, g.conceded, g.last_defender, g.opening = bot_seats, conceded, last_defender, opening
+        g.version = version
         g.result = result
         g._derive()
         return g
@@ -353,6 +356,7 @@ class Game:
             known=known,
             misses=[0] * players,
             bot_seats=0,
+            conceded=[],
             last_defender=-1,
             opening=(Opening.CHOSEN, -1),
             version=0,
@@ -442,6 +446,7 @@ class Game:
         g.known = self.known[:]
         g.misses = self.misses[:]
         g.bot_seats = self.bot_seats
+        g.conceded = self.conceded[:]
         g.last_defender = self.last_defender
         g.opening = self.opening
         g.version = self.version
@@ -712,8 +717,8 @@ class Game:
         self.last_defender = d
         self.bout += 1
         rules, seats_out = self.rules, self.seats_out
-        if seats_out:
-            alive = [s for s in range(self.players) if not seats_out >> s & 1]
+        if seats_out or self.conceded:
+            alive = [s for s in range(self.players) if not seats_out >> s & 1 and s not in self.conceded]
             if len(alive) <= 1 or (rules.teams and len({team_of(s) for s in alive}) == 1):
                 self._finish(log)
                 return
@@ -774,6 +779,14 @@ class Game:
             final = next((s for s in reversed(self.finishers) if s not in losers), -1)
             played = self.emptied[final] if final >= 0 else 0
             pogony = bool(played) and played & ~RANK_MASK[SIX] == 0 and played & SUIT_MASK[self.trump] == 0
+        if self.conceded:  # the players who conceded take the last places, the first of them the very last
+            rest = [s for s in range(self.players) if s not in self.conceded]
+            natural = places[:]
+            for s in rest:
+                places[s] = 1 + sum(1 for w in rest if natural[w] < natural[s])
+            for i, s in enumerate(self.conceded):
+                places[s] = self.players - i
+            losers, drawn, pogony = (self.conceded[0],), (), False
         self.result = Result(
             places=tuple(places),
             durak=losers[0] if len(losers) == 1 else None,
@@ -845,8 +858,37 @@ class Game:
         self.version += 1
         return Applied(self.version, tuple(log))
 
+    def concede(self, seat: int) -> Applied:
+        """The player at ``seat`` concedes (docs/rules.md §9): the last place not yet taken is theirs, whatever
+        their cards do, and a bot plays them to the end so that the others' game goes on; when at most one
+        other player is left holding cards, the game is decided and ends now (heads-up: at once)."""
+        if self.result is not None:
+            raise IllegalMove(Reason.GAME_OVER)
+        if not 0 <= seat < self.players:
+            raise IllegalMove(Reason.NO_SUCH_SEAT)
+        if seat in self.conceded:
+            raise IllegalMove(Reason.CONCEDED)
+        if self.out[seat] >= 0:
+            raise IllegalMove(Reason.PLAYER_OUT)
+        if self.rules.teams:
+            raise IllegalMove(Reason.TEAM_CONCEDE)
+        log = [Event(EventKind.CONCEDED, seat)]
+        self.conceded.append(seat)
+        self.bot_seats |= 1 << seat
+        self.misses[seat] = 0
+        if len(self._playing()) <= 1:
+            self._finish(log)  # the cards stay where they are: the bout under way ends with the game
+        self.version += 1
+        return Applied(self.version, tuple(log))
+
+    def _playing(self) -> list[int]:
+        """The seats still holding cards whose players have not conceded."""
+        return [s for s in range(self.players) if self.out[s] < 0 and s not in self.conceded]
+
     def reclaim(self, seat: int) -> Applied:
         """The player pressed "I'm back"."""
+        if seat in self.conceded:
+            raise IllegalMove(Reason.CONCEDED)
         log = [Event(EventKind.RECLAIMED, seat)] if self.is_auto(seat) else []
         self.bot_seats &= ~(1 << seat)
         self.misses[seat] = 0

@@ -59,6 +59,7 @@ class Snapshot(BaseModel):
     known: list[str]
     misses: list[int]
     auto: list[int]
+    conceded: list[int] = []  # absent from snapshots written before concessions were played
     last_defender: int
     opening: tuple[str, str | None]
     version: int
@@ -102,6 +103,8 @@ def to_dict(game: Game) -> dict[str, Any]:
         "known": [_codes(m) for m in game.known],
         "misses": list(game.misses),
         "auto": _seats(game.bot_seats, n),
+        # Only where somebody conceded: every other snapshot stays byte for byte what it was before concessions.
+        **({"conceded": list(game.conceded)} if game.conceded else {}),
         "last_defender": game.last_defender,
         "opening": (game.opening[0], card_code(game.opening[1]) if game.opening[1] >= 0 else None),
         "version": game.version,
@@ -154,7 +157,7 @@ def _build(snap: Snapshot) -> Game:
     for name in ("out", "emptied", "known", "misses"):
         if len(getattr(snap, name)) != n:
             raise SnapshotError(f"{name} has {len(getattr(snap, name))} entries for {n} seats")
-    seats = {snap.lead, snap.defender, snap.trump_seat, snap.last_defender, *snap.finishers}
+    seats = {snap.lead, snap.defender, snap.trump_seat, snap.last_defender, *snap.finishers, *snap.conceded}
     if any(not -1 <= s < n for s in seats) or not 0 <= snap.trump < 4:
         raise SnapshotError("a seat or suit number is out of range")
     r = snap.result
@@ -180,6 +183,7 @@ def _build(snap: Snapshot) -> Game:
         known=[_mask(m) for m in snap.known],
         misses=list(snap.misses),
         bot_seats=mask_of(snap.auto),
+        conceded=list(snap.conceded),
         last_defender=snap.last_defender,
         opening=(snap.opening[0], parse_card(snap.opening[1]) if snap.opening[1] else -1),
         version=snap.version,

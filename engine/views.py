@@ -52,6 +52,7 @@ class View:
     shown: tuple[int, ...]  # seats that showed a trump to transfer in this bout (once each)
     throwers: tuple[int, ...]
     bout: int
+    conceded: tuple[int, ...]  # seats whose players conceded, in order (public)
     seats: tuple[SeatInfo, ...]
     to_act: tuple[int, ...]
     opening: tuple[str, int | None]
@@ -100,6 +101,7 @@ def view(game: Game, seat: int | None = None) -> View:
         shown=tuple(s for s in range(n) if game.shown >> s & 1),
         throwers=tuple(game.throwers),
         bout=game.bout,
+        conceded=tuple(game.conceded),
         seats=tuple(
             SeatInfo(
                 seat=s,

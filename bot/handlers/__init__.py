@@ -50,6 +50,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(CallbackQueryHandler(play.move_press, pattern=r"^m:"))
     add(CallbackQueryHandler(play.pick_press, pattern=r"^[kh]:"))
     add(CallbackQueryHandler(play.back_press, pattern=r"^b:"))
+    add(CallbackQueryHandler(play.concede_press, pattern=r"^q:"))
     add(CallbackQueryHandler(play.discard_press, pattern=r"^d:"))
     add(CallbackQueryHandler(play.cards_press, pattern=r"^c:"))
     add(CallbackQueryHandler(private.forget_press, pattern=r"^F:"))

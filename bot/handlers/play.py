@@ -1,4 +1,4 @@
-"""Play: a move, the two steps of a cover (pick a card, back to the hand), "I'm back" and the list of
+"""Play: a move, the two steps of a cover (pick a card, back to the hand), "I'm back", conceding, the list of
 discarded cards, pressed under a hand in private or in the group (the same buttons, the same answers), and
 "🃏 My cards" under the table."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.callbacks import BackPress, CardsPress, DiscardPress, HandPress, MovePress, PickPress
+from bot.callbacks import BackPress, CardsPress, ConcedePress, DiscardPress, HandPress, MovePress, PickPress
 from bot.handlers.common import Context, answer, pressed
 from bot.render.hand import discard_text
 from bot.service import Outcome, Refusal
@@ -25,6 +25,20 @@ async def back_press(update: Update, context: Context) -> None:
     if found is not None:
         d, query, user, t, press = found
         await answer(query, t, await d.service.reclaim(press.table_id, user.id))
+
+
+async def concede_press(update: Update, context: Context) -> None:
+    """ "🏳 Concede" under a hand asks first; "Yes" concedes (docs/rules.md §9), "No" goes back to the hand."""
+    found = await pressed(update, context, ConcedePress)
+    if found is not None:
+        d, query, user, t, press = found
+        table = d.service.table(press.table_id)
+        outcome = (
+            await table.concede(user.id, press.step)
+            if table is not None
+            else Outcome.refused(Refusal.NO_TABLE)
+        )
+        await answer(query, t, outcome)
 
 
 async def cards_press(update: Update, context: Context) -> None:

@@ -52,8 +52,9 @@ def hand_text(
     selected: int | None = None,
     clock: Clock | None = None,
     last: Event | None = None,
+    conceding: bool = False,
 ) -> str:
-    """A player's private hand message while the game is on."""
+    """A player's private hand message while the game is on (``conceding``: asking to confirm a concession)."""
     assert view.seat is not None
     seat = view.seat
     lines = [f"<b>{t('hand.title', chat=short(chat_title, 2 * NAME_LENGTH))}</b>"]
@@ -77,8 +78,8 @@ def hand_text(
     lines.extend(pairs(view.table))
     lines.append(t("hand.your_hand", cards=hand_line(view.hand, view.trump) or "—"))
     lines.append("")
-    prompt = _prompt(view, names, t, selected)
-    if clock is not None and seat in view.to_act:
+    prompt = t("hand.concede_ask") if conceding else _prompt(view, names, t, selected)
+    if clock is not None and seat in view.to_act and not conceding:
         prompt = f"⏳ {t('hand.seconds', seconds=clock.seconds)} · {prompt}"
     lines.append(prompt)
     if clock is not None and clock.warning:
@@ -109,6 +110,8 @@ def _prompt(view: View, names: Sequence[str], t: Text, selected: int | None) -> 
     info = view.seats[seat]
     if info.place is not None:
         return t("hand.out", place=info.place)
+    if seat in view.conceded:
+        return t("hand.conceded")
     if info.auto:
         return t("hand.auto")
     if selected is not None:

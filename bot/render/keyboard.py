@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.callbacks import BackPress, DiscardPress, HandPress, MovePress, PickPress, encode
+from bot.callbacks import BackPress, ConcedePress, DiscardPress, HandPress, MovePress, PickPress, encode
 from bot.i18n import Text
 from bot.render.faces import by_suit, card_list, face
 from engine.cards import rank, suit
@@ -15,9 +15,29 @@ from engine.views import View
 CARDS_PER_ROW = 6
 
 
-def hand_keyboard(view: View, table_id: int, t: Text, *, selected: int | None = None) -> InlineKeyboardMarkup:
-    """Buttons for exactly the seat's legal moves (or "I'm back" while a bot plays the seat)."""
+def hand_keyboard(
+    view: View, table_id: int, t: Text, *, selected: int | None = None, conceding: bool = False
+) -> InlineKeyboardMarkup:
+    """Buttons for exactly the seat's legal moves, and "🏳 Concede" (or "I'm back" while a bot plays the seat;
+    nothing once the player conceded; ``conceding``: the confirmation)."""
     assert view.seat is not None
+    if view.seat in view.conceded:
+        return InlineKeyboardMarkup([])
+    if conceding:
+        return InlineKeyboardMarkup(
+            [
+                [
+                    InlineKeyboardButton(
+                        t("button.concede_yes"), callback_data=encode(ConcedePress(table_id, "yes"))
+                    )
+                ],
+                [
+                    InlineKeyboardButton(
+                        t("button.concede_no"), callback_data=encode(ConcedePress(table_id, "no"))
+                    )
+                ],
+            ]
+        )
     if view.seats[view.seat].auto:
         return InlineKeyboardMarkup(
             [[InlineKeyboardButton(t("button.back"), callback_data=encode(BackPress(table_id)))]]
@@ -66,6 +86,10 @@ def hand_keyboard(view: View, table_id: int, t: Text, *, selected: int | None = 
     if view.options.discard_list and view.discard:
         label = t("button.discard", count=view.discard)
         rows.append([InlineKeyboardButton(label, callback_data=encode(DiscardPress(table_id)))])
+    if not view.options.teams and view.result is None and view.seats[view.seat].place is None:
+        rows.append(
+            [InlineKeyboardButton(t("button.concede"), callback_data=encode(ConcedePress(table_id, "ask")))]
+        )
     return InlineKeyboardMarkup(rows)
 
 

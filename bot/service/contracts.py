@@ -57,6 +57,7 @@ class Refusal(StrEnum):
     REMATCH_TAKEN = "alert.rematch_taken"
     THEY_ARE_NOT_SEATED = "alert.they_are_not_seated"
     KICKED = "alert.kicked"
+    CONCEDED = "alert.conceded"  # a move pressed by a player who conceded: a bot plays their seat
     ILLEGAL = "illegal"  # the engine's reason goes with it
 
 

@@ -18,7 +18,7 @@ from bot.service.contracts import (
 )
 from bot.service.state import TableState
 from engine import Game
-from engine.actions import RECLAIM, TAKE_OVER, TIMEOUT, Action, act, action_str
+from engine.actions import CONCEDE, RECLAIM, TAKE_OVER, TIMEOUT, Action, act, action_str
 from engine.events import QUIET, Event, EventKind, IllegalMove
 from engine.moves import TAKE, Move
 from engine.snapshot import dumps
@@ -48,6 +48,8 @@ class Playing(TableState):
             seat = self.seat_in_game(user_id)
             if isinstance(seat, Refusal):
                 return Outcome.refused(seat)
+            if self.game is not None and seat in self.game.conceded:  # a bot plays the seat to the end
+                return Outcome.refused(Refusal.CONCEDED)
             outcome = await self._act(seat, move)
             if outcome.refusal is Refusal.ILLEGAL and self.game is not None and self.game.version != version:
                 self.env.redraw.hands(self.id)  # only the hands that show something else are sent again
@@ -62,6 +64,21 @@ class Playing(TableState):
             if user_id in self.kicked:  # the host or an admin decided: a bot plays it to the end
                 return Outcome.refused(Refusal.KICKED)
             return await self._act(seat, RECLAIM)
+
+    async def concede(self, user_id: int, step: str) -> Outcome:
+        """ "🏳 Concede" asks first ("ask"; "no" goes back to the hand); "yes" concedes: the player takes the
+        last place not yet taken and a bot plays their cards to the end (docs/rules.md §9)."""
+        async with self.lock:
+            seat = self.seat_in_game(user_id)
+            if isinstance(seat, Refusal):
+                return Outcome.refused(seat)
+            screen = self.screen(seat)
+            if step != "yes":
+                screen.conceding = step == "ask"
+                self.env.redraw.hand(self.id, seat)
+                return Outcome(True, table_id=self.id)
+            screen.conceding = False
+            return await self._act(seat, CONCEDE)
 
     async def show_cards(self, user_id: int) -> Outcome:
         """ "🃏 My cards" under the table: the player's hand comes afresh in the group, seen only by them (the
@@ -224,7 +241,11 @@ class Playing(TableState):
         assert game.result is not None and self.game_row is not None
         # A bot plays the seats in ``handed`` at the end; one it took over before a restart is counted as
         # left (why is not kept across restarts).
-        ended = {s: handed.get(s, "left") for s in range(game.players) if game.is_auto(s)}
+        ended = {
+            s: handed.get(s, "left")
+            for s in range(game.players)
+            if game.is_auto(s) and s not in game.conceded
+        }  # a player who conceded lost the game as it stood: played, not walked away from
         record = result_from_engine(
             self.game_row.id,
             self.row.chat_id,

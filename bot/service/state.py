@@ -55,6 +55,7 @@ class Screen:
     state of the screen, not of the game, and gone with the table."""
 
     selected: int | None = None  # a card picked to cover with, while the keyboard asks which attack card
+    conceding: bool = False  # "🏳 Concede" was pressed: the keyboard asks to confirm
     private: Ring = field(default_factory=Ring)
     group: Ring = field(default_factory=Ring)
 

@@ -157,6 +157,7 @@ def _template(view: View) -> Game:
         known=[mask_of(info.known) for info in view.seats],
         misses=[0] * n,
         bot_seats=0,
+        conceded=list(view.conceded),
         last_defender=view.defender,
         opening=(view.opening[0], -1 if view.opening[1] is None else view.opening[1]),
         version=view.version,

@@ -61,6 +61,9 @@ def rendered(language: str) -> str:
         last = next((e for e in reversed(recent) if e.seat != seat), None)
         parts.append((f"hand {seat}", hand_text(v, names, t, "Друзі & friends", clock=clock, last=last)))
         parts.append((f"hand {seat} buttons", labels(hand_keyboard(v, 1, t))))
+        if seat == 0:
+            asking = hand_text(v, names, t, "Друзі & friends", conceding=True)
+            parts.append(("conceding", asking + "\n" + labels(hand_keyboard(v, 1, t, conceding=True))))
     while not game.over:
         seat = rng.choice(game.actors())
         game.apply(seat, rng.choice(game.legal_moves(seat)))

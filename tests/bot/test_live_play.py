@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from bot.callbacks import BackPress, DiscardPress, MovePress, PickPress, decode
+from bot.callbacks import BackPress, ConcedePress, DiscardPress, MovePress, PickPress, decode
 from bot.i18n import LANGUAGES, texts
 from bot.render.faces import face
 from bot.render.group import name_of
@@ -49,8 +49,8 @@ def button_kinds(v: View, language: str) -> set[Kind]:
                 kinds.add(Kind(kind(press.move)))
             elif isinstance(press, PickPress):
                 kinds.add(Kind.COVER)
-            else:  # "I'm back", or the discard list (not a move)
-                assert isinstance(press, BackPress | DiscardPress)
+            else:  # "I'm back", the discard list or "🏳 Concede" (not moves)
+                assert isinstance(press, BackPress | DiscardPress | ConcedePress)
     return kinds
 
 
@@ -251,8 +251,14 @@ def test_the_discard_list_opens_from_the_hand_grouped_by_suit() -> None:
             rows = hand_keyboard(v, 1, t).inline_keyboard
             shown = [b for row in rows for b in row if isinstance(decode(str(b.callback_data)), DiscardPress)]
             assert len(shown) == (1 if v.discard else 0)
-            if v.discard:  # its own last row, and the list names every discarded card by suit
-                assert rows[-1] == tuple(shown) and shown[0].text == f"🗑 Discard: {v.discard}"
+            if (
+                v.discard
+            ):  # its own last row (above "🏳 Concede"), and the list names every discarded card by suit
+                conceding = isinstance(decode(str(rows[-1][0].callback_data)), ConcedePress)
+                assert (
+                    rows[-2 if conceding else -1] == tuple(shown)
+                    and shown[0].text == f"🗑 Discard: {v.discard}"
+                )
                 text = discard_text(v, t)
                 assert text.startswith(f"Discard ({v.discard}):")
                 assert sum(len(line.split()) - 1 for line in text.splitlines()[1:]) == v.discard

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from bot.callbacks import BackPress, DiscardPress, HandPress, MovePress, PickPress, decode
+from bot.callbacks import BackPress, ConcedePress, DiscardPress, HandPress, MovePress, PickPress, decode
 from bot.i18n import LANGUAGES, texts
 from bot.render.group import MAX_TEXT, event_line, result_text, shown_length, table_text
 from bot.render.hand import hand_text
@@ -77,17 +77,19 @@ def test_the_group_never_sees_a_hidden_card(language: str) -> None:
 def test_the_hand_keyboard_offers_exactly_the_legal_moves() -> None:
     g = position(["7s 7c 9d", "8s 9c 6h Ts", "Js Qs"], talon="Kc Ah")
     t = texts("ru")
+    concede = ConcedePress(5, "ask")  # the last button of every hand in play, on a row of its own
     lead = presses(hand_keyboard(view(g, 0), 5, t))
     legal = set(g.legal_moves(0))
     assert {p.move for p in lead if isinstance(p, MovePress)} <= legal
     # Singles for every card, plus leading both sevens at once.
-    assert len(lead) == 4
+    assert len(lead) == 5 and lead[-1] == concede
     do(g, 0, "l7s")
     defence = presses(hand_keyboard(view(g, 1), 5, t))
     offered = {p.move for p in defence if isinstance(p, MovePress)}
-    assert offered == set(g.legal_moves(1))
-    assert all(isinstance(p, MovePress) and p.table_id == 5 and p.version == g.version for p in defence)
-    assert presses(hand_keyboard(view(g, 2), 5, t)) == []  # nothing to do for seat 2 (but read the discard)
+    assert offered == set(g.legal_moves(1)) and defence[-1] == concede
+    moves = defence[:-1]
+    assert all(isinstance(p, MovePress) and p.table_id == 5 and p.version == g.version for p in moves)
+    assert presses(hand_keyboard(view(g, 2), 5, t)) == [concede]  # nothing to do for seat 2 but concede
 
 
 def test_a_card_that_could_cover_several_asks_which_in_a_second_step() -> None:
@@ -224,8 +226,10 @@ def test_take_and_pass_have_a_row_of_their_own_below_the_cards() -> None:
             g.push(seat, rng.choice(g.legal_moves(seat)))
         for seat in [] if g.over else g.to_act():
             rows = hand_keyboard(view(g, seat), 1, t).inline_keyboard
+            assert isinstance(decode(str(rows[-1][0].callback_data)), ConcedePress) and len(rows[-1]) == 1
+            rows = rows[:-1]  # "🏳 Concede", below everything: not a move
             if rows and isinstance(decode(str(rows[-1][0].callback_data)), DiscardPress):
-                rows = rows[:-1]  # the discard list, below everything: not a move
+                rows = rows[:-1]  # the discard list, below the moves: not a move
             words = {t("button.take"), t("button.pass"), t("button.done")}
             final = [row for row in rows if any(b.text in words for b in row)]
             assert len(final) <= 1 and (not final or final[0] is rows[-1])

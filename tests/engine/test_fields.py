@@ -27,6 +27,9 @@ def mid_game(seed: int, **options: object) -> Game:
         g.push(seat, rng.choice(g.legal_moves(seat)))
     if not g.over and rng.random() < 0.5:
         g.take_over(rng.randrange(players))
+    playing = [s for s in range(players) if g.out[s] < 0]
+    if not g.over and not options.get("teams") and len(playing) > 2 and rng.random() < 0.5:
+        g.concede(rng.choice(playing))  # one player conceded, the others play on
     return g
 
 
