@@ -38,6 +38,7 @@ COST: dict[str, int] = {
 URGENT, SOON, OWN, LATER = 0, 1, 2, 3
 AGING = 5.0  # seconds a request waits before it moves up one rank
 SPREAD = 6  # the budget is granted in this many parts of its window, not all at its start
+KEPT = 10  # this part of the budget is for turns and replies only
 
 
 class Budget:
@@ -52,19 +53,21 @@ class Budget:
         )
         self._timer: asyncio.TimerHandle | None = None
 
-    def free_in(self) -> float:
-        """Seconds until a slot is free (0: now): fewer sends than the budget in the window, and fewer than a
-        sixth of it in the last sixth. Without the second rule, slots freed together were granted together,
-        the budget went out in a burst at the start of each window, and a turn that came just after waited
-        for the next one (half a second at the median, bench/load.py at 150 tables)."""
+    def free_in(self, rank: int = URGENT) -> float:
+        """Seconds until a slot of ``rank`` is free (0: now): fewer sends than the budget in the window (a
+        tenth of it kept for turns and replies: redraws nobody acts on leave room for a turn that comes in a
+        burst), and fewer than a sixth of it in the last sixth. Without the second rule, slots freed together
+        were granted together, the budget went out in a burst at the start of each window, and a turn that
+        came just after waited for the next one (half a second at the median, bench/load.py at 150 tables)."""
         now = self.clock()
         sent = self._sent
         while sent and sent[0] <= now - self.window:
             sent.popleft()
         burst = max(1, self.budget // SPREAD)
+        limit = self.budget - (self.budget // KEPT if rank > SOON else 0)
         ready = [now]
-        if len(sent) >= self.budget:
-            ready.append(sent[len(sent) - self.budget] + self.window)
+        if len(sent) >= limit:
+            ready.append(sent[len(sent) - limit] + self.window)
         if len(sent) >= burst:
             ready.append(sent[len(sent) - burst] + self.window * burst / self.budget)
         return max(ready) - now
@@ -86,7 +89,7 @@ class Budget:
         """As ``take``, the slot to be awaited: a caller that keeps it can ``promote`` it while it waits."""
         future: asyncio.Future[float] = asyncio.get_running_loop().create_future()
         self._age()  # who waited long enough is ahead of a newcomer at its new rank
-        if not any(self._queues[: rank + 1]) and self.free_in() == 0:
+        if not any(self._queues[: rank + 1]) and self.free_in(rank) == 0:
             future.set_result(self._grant())
             return future
         self._queues[rank].append((future, self.clock()))
@@ -122,12 +125,12 @@ class Budget:
             self._timer.cancel()
             self._timer = None
         self._age()
-        for queue in self._queues:
+        for rank, queue in enumerate(self._queues):
             while queue:
                 if queue[0][0].done():  # its task was cancelled (shutting down)
                     queue.popleft()
                     continue
-                wait = self.free_in()
+                wait = self.free_in(rank)
                 if wait > 0:
                     self._timer = asyncio.get_running_loop().call_later(wait, self._schedule)
                     return

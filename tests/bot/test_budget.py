@@ -101,6 +101,22 @@ async def test_a_redraw_that_waited_long_moves_up_so_a_full_token_still_redraws_
     assert order == ["own 1", "table", "own 2"]
 
 
+async def test_the_last_tenth_of_the_budget_is_kept_for_turns_and_replies() -> None:
+    now = [0.0]
+    budget = Budget(30, 1.0, lambda: now[0])
+    for n in range(27):  # spread over the window, as SPREAD asks
+        now[0] = n * 0.035
+        budget.done(await budget.take(LATER), 1)
+    now[0] = 0.95
+    redraw = budget.ask(LATER)
+    own = budget.ask(OWN)
+    turn = budget.ask(SOON)
+    assert turn.done() and not redraw.done() and not own.done()
+    budget.done(turn.result(), 1)
+    now[0] = 1.02  # the first send left the window: a reply may go, a redraw still may not
+    assert budget.ask(URGENT).done() and not redraw.done()
+
+
 async def test_a_slot_that_sent_nothing_goes_to_the_next_at_once() -> None:
     budget = Budget(1, 10.0, time.monotonic)  # a used slot would hold for ten seconds
     slot = await budget.take(LATER)
