@@ -283,9 +283,10 @@ class Presenter(Redraw):
         names = self._names(live, t)
         text = hand_text(v, names, t, title, selected=selected, clock=clock, last=last, conceding=conceding)
         keyboard = hand_keyboard(v, live.row.id, t, selected=selected, conceding=conceding)
-        # A bot taking the seat sounds; one the player handed it by conceding does not.
-        auto = v.seats[seat].auto and seat not in v.conceded
-        state = "auto" if auto else "clock" if on_clock and seat not in v.conceded else "idle"
+        if seat in v.conceded:
+            state = "idle"  # a bot taking the seat sounds, but not one the player handed it by conceding
+        else:
+            state = "auto" if v.seats[seat].auto else "clock" if on_clock else "idle"
         # In the group the hand sounds only for a player who holds it nowhere else: one sound a turn.
         sounds = not group or not _in_private(user)
         return draft(text, keyboard, live.ring(seat, message_id, state, group=group, sounds=sounds))

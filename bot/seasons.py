@@ -15,7 +15,7 @@ from storage.seasons import season_of, shift
 log = logging.getLogger(__name__)
 
 EVERY = 3_600.0  # seconds between two looks: a podium comes within the first hour of a season
-PODIUM = 3  # places shown
+MEDALS = ("🥇", "🥈", "🥉")  # the places shown
 
 
 async def announce(d: Deps, now: float) -> int:
@@ -29,7 +29,8 @@ async def announce(d: Deps, now: float) -> int:
         if not played or not await d.storage.chats.tell_season(chat.id, ended):
             continue
         boards = {
-            kind: await d.storage.results.season_board(chat.id, kind, ended, limit=PODIUM) for kind in played
+            kind: await d.storage.results.season_board(chat.id, kind, ended, limit=len(MEDALS))
+            for kind in played
         }
         await d.outbox.send(chat.id, podium_text(ended, boards, await d.presenter.group_text(chat.id)))
         log.info("chat %s: the podium of season %s shown", chat.id, ended)
@@ -38,17 +39,14 @@ async def announce(d: Deps, now: float) -> int:
 
 
 def podium_text(season: str, boards: dict[str, list[Leader]], t: Text) -> str:
-    """The season's end: its top three per game type played, and that a new season begins."""
+    """The season's end: its top three per game type played (at most one leader a medal), and that a new
+    season begins."""
     lines = [t("season.over", season=t.season(season, of=True))]
     for kind, leaders in boards.items():
         lines.append("")
         variant = t(f"variant.{kind}")
         lines.append(t("season.board", variant=variant[:1].upper() + variant[1:]))
-        medals = ("🥇", "🥈", "🥉")
-        lines.extend(
-            f"{medals[leader.rank - 1] if leader.rank <= len(medals) else ''} {leader_line(leader, t, season=True)}"
-            for leader in leaders
-        )
+        lines.extend(f"{MEDALS[leader.rank - 1]} {leader_line(leader, t, season=True)}" for leader in leaders)
     lines.append("")
     lines.append(t("season.next"))
     return "\n".join(lines)

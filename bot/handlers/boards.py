@@ -21,7 +21,10 @@ async def _board(
     group has seasons) or all time ("")."""
     t = await text_for_chat(d, chat_id)
     current = await current_season(d, chat_id) if scope == "c" and chat_id < 0 else None
-    season = (current or "") if season is None else season if current is not None else ""
+    if current is None:
+        season = ""  # the global board, or a group without seasons
+    elif season is None:
+        season = current
     if season:
         leaders = await d.storage.results.season_board(
             chat_id, game_type, season, limit=PAGE + 1, offset=page * PAGE

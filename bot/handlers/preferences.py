@@ -4,6 +4,8 @@ buttons (``S:``)."""
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from telegram import CallbackQuery, Update
 
 from bot.callbacks import SettingsPress
@@ -71,6 +73,14 @@ async def _own_settings(d: Deps, query: CallbackQuery, user: User, press: Settin
     await show(d, query, *user_menu(t, found.cards_place if found else user.cards_place))
 
 
+V = TypeVar("V")
+
+
+def _after(values: tuple[V, ...], current: V) -> V:
+    """The value a settings button moves to: the next one, round again after the last."""
+    return values[(values.index(current) + 1) % len(values)]
+
+
 async def _group_settings(d: Deps, query: CallbackQuery, chat_id: int, press: SettingsPress) -> None:
     chat = await d.storage.chats.get(chat_id)
     if chat is None:  # every group the bot hears from is recorded first (bot.handlers.common)
@@ -78,15 +88,14 @@ async def _group_settings(d: Deps, query: CallbackQuery, chat_id: int, press: Se
         return
     if press.what == "lang" and press.value in LANGUAGES:
         await d.storage.chats.set_language(chat_id, press.value)
-    elif press.what in ("opens", "tables_per"):
-        opens, per = chat.opens, chat.tables_per
-        if press.what == "opens":
-            opens = OPENS[(OPENS.index(opens) + 1) % len(OPENS)]
-        else:
-            per = TABLES_PER[(TABLES_PER.index(per) + 1) % len(TABLES_PER)]
-        await d.storage.chats.set_rules(chat_id, opens=opens, tables_per=per)
+    elif press.what == "opens":
+        await d.storage.chats.set_rules(chat_id, opens=_after(OPENS, chat.opens), tables_per=chat.tables_per)
+    elif press.what == "tables_per":
+        await d.storage.chats.set_rules(
+            chat_id, opens=chat.opens, tables_per=_after(TABLES_PER, chat.tables_per)
+        )
     elif press.what == "seasons":
-        await d.storage.chats.set_seasons(chat_id, SEASON_KINDS[(SEASON_KINDS.index(chat.seasons) + 1) % 3])
+        await d.storage.chats.set_seasons(chat_id, _after(SEASON_KINDS, chat.seasons))
     elif press.what in CHOICES:
         options = cycle(chat.default_options or Options(), press.what)
         await d.storage.chats.set_default_options(chat_id, options)

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.callbacks import BackPress, ConcedePress, DiscardPress, HandPress, MovePress, PickPress, encode
+from bot.callbacks import (
+    BackPress,
+    ConcedePress,
+    ConcedeStep,
+    DiscardPress,
+    HandPress,
+    MovePress,
+    PickPress,
+    encode,
+)
 from bot.i18n import Text
 from bot.render.faces import by_suit, card_list, face
 from engine.cards import rank, suit
@@ -24,18 +33,14 @@ def hand_keyboard(
     if view.seat in view.conceded:
         return InlineKeyboardMarkup([])
     if conceding:
+        answers: tuple[tuple[str, ConcedeStep], ...] = (
+            ("button.concede_yes", "yes"),
+            ("button.concede_no", "no"),
+        )
         return InlineKeyboardMarkup(
             [
-                [
-                    InlineKeyboardButton(
-                        t("button.concede_yes"), callback_data=encode(ConcedePress(table_id, "yes"))
-                    )
-                ],
-                [
-                    InlineKeyboardButton(
-                        t("button.concede_no"), callback_data=encode(ConcedePress(table_id, "no"))
-                    )
-                ],
+                [InlineKeyboardButton(t(key), callback_data=encode(ConcedePress(table_id, step)))]
+                for key, step in answers
             ]
         )
     if view.seats[view.seat].auto:

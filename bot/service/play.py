@@ -227,8 +227,11 @@ class Playing(TableState):
     def _handed_after(self, events: Sequence[Event], action: Action) -> dict[int, Ended]:
         """Why a bot plays each seat it plays after these events: its player's timer ran out, they left, or
         the host or an admin removed them ("I'm back" gives the seat back)."""
+        changes = [e for e in events if e.kind in (EventKind.TAKEN_OVER, EventKind.RECLAIMED)]
+        if not changes:
+            return self.handed  # nearly every move: nothing to copy
         handed = dict(self.handed)
-        for event in events:
+        for event in changes:
             if event.kind is EventKind.TAKEN_OVER:
                 user = self.row.seats[event.seat].user_id
                 gone: Ended = "kicked" if user in self.kicked else "left"
