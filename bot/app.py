@@ -94,12 +94,14 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         limits=settings.limits(),
         paces=storage.paces,
     )
+    members = ChatMembers(application.bot)
     presenter = Presenter(
         storage,
         tables,
         outbox,
         bot_username=application.bot.username,
         default_language=settings.default_language,
+        members=members,
     )
     thinker = Thinker(settings.ai_workers, settings.ai_budget_scale)
     thinker.warm_up()
@@ -114,7 +116,7 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         thinker=thinker,
         live=tables,
     )
-    deps = Deps(storage, service, presenter, ChatMembers(application.bot), outbox)
+    deps = Deps(storage, service, presenter, members, outbox)
     keep(application, deps)
     await profile.publish(application.bot)
     if storage.db.dialect == "postgresql":  # tables come back chat by chat, as this process claims them

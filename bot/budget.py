@@ -28,6 +28,7 @@ COST: dict[str, int] = {
     "sendMessage": 1,
     "editMessageText": 1,
     "deleteMessage": 0,
+    "deleteMessages": 0,  # up to 100 messages of one chat in one call (a tidy chat after a game)
     "sendMessage (ephemeral)": 1,
     "editEphemeralMessageText": 1,
     "deleteEphemeralMessage": 0,

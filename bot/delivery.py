@@ -26,6 +26,7 @@ RefusedHook = Callable[[int], Awaitable[None]]
 MigratedHook = Callable[[int, int], Awaitable[None]]
 # What Telegram says of an edit whose message is gone (deleted, too old, or an ephemeral one it dropped).
 GONE = ("not found", "can't be edited", "message_id_invalid")
+BATCH = 100  # messages deleteMessages takes at once
 SHOWN_KEPT = 50_000  # messages whose text is remembered; a forgotten one is at worst edited once more
 
 
@@ -34,7 +35,8 @@ class Draft:
     """What one message should show now. ``message_id`` None: send it as a new message, which makes the
     phone sound (an edit never does), and then delete ``replaces``: the same message moved to the bottom of
     the chat with a notification, instead of a second message. ``receiver``: an ephemeral message in group
-    ``chat_id`` that only this user sees (bot.ephemeral); ``message_id`` is then its ephemeral id."""
+    ``chat_id`` that only this user sees (bot.ephemeral); ``message_id`` is then its ephemeral id.
+    ``deletes``: no message to show, but these of the chat to delete (a tidy chat after a game)."""
 
     chat_id: int
     message_id: int | None
@@ -44,6 +46,7 @@ class Draft:
     reply_to: int | None = None
     replaces: int | None = None
     receiver: int | None = None
+    deletes: tuple[int, ...] = ()
 
 
 @dataclass
@@ -81,6 +84,9 @@ class Delivery:
 
     async def deliver(self, chat: Pace, draft: Draft, again: bool = False) -> int | None:
         """Send or edit; the id of a new message, the edited one's, or None when nothing was sent."""
+        if draft.deletes:
+            await self._delete_many(chat, draft.chat_id, draft.deletes)
+            return None
         shown = (draft.text, draft.keyboard.to_dict() if draft.keyboard else None)
         if draft.message_id is not None and self._shown.get(_where(draft, draft.message_id)) == shown:
             return draft.message_id  # it shows that already: an edit would change nothing
@@ -131,10 +137,7 @@ class Delivery:
                 )
                 message_id = draft.message_id
         except RetryAfter as exc:
-            delay = exc.retry_after
-            seconds = delay if isinstance(delay, int | float) else delay.total_seconds()
-            chat.blocked_until = self.clock() + float(seconds)
-            log.warning("429 in chat %s: waiting %s s, then trying again", chat_id, seconds)
+            self._wait(chat, chat_id, exc)
             raise TryAgain(failure=False) from None  # Telegram pacing us: tried as long as it takes
         except BadRequest as exc:
             text = exc.message.lower()
@@ -164,6 +167,13 @@ class Delivery:
             self._shown.clear()
         return message_id
 
+    def _wait(self, chat: Pace, chat_id: int, exc: RetryAfter) -> None:
+        """A 429: nothing more goes into this chat before its ``retry_after``."""
+        delay = exc.retry_after
+        seconds = delay if isinstance(delay, int | float) else delay.total_seconds()
+        chat.blocked_until = self.clock() + float(seconds)
+        log.warning("429 in chat %s: waiting %s s, then trying again", chat_id, seconds)
+
     async def _ephemeral(self, chat: Pace, draft: Draft) -> int:
         """Send or edit an in-group message that only ``draft.receiver`` sees."""
         assert draft.receiver is not None
@@ -177,6 +187,28 @@ class Delivery:
         if draft.replaces is not None:
             await self.delete(chat_id, draft.replaces, receiver, pace=chat)
         return message_id
+
+    async def _delete_many(self, chat: Pace, chat_id: int, message_ids: tuple[int, ...]) -> None:
+        """Delete messages of a chat, a hundred a call. Each is tried once: one Telegram will not delete (too
+        old, the right taken away) stays, and is not tried again. A 429 or a network failure tries the rest
+        again (``TryAgain``)."""
+        for start in range(0, len(message_ids), BATCH):
+            batch = list(message_ids[start : start + BATCH])
+            for message_id in batch:
+                self._shown.pop((chat_id, message_id, 0), None)
+            try:
+                await self.bot.delete_messages(chat_id, batch)
+            except RetryAfter as exc:
+                self._wait(chat, chat_id, exc)
+                raise TryAgain(failure=False) from None
+            except (BadRequest, Forbidden) as exc:
+                log.info("could not delete %d messages in chat %s: %s", len(batch), chat_id, exc.message)
+            except TelegramError as exc:
+                log.warning("deleting messages in %s failed (%s); trying again", chat_id, exc)
+                chat.blocked_until = self.clock() + 1.0
+                raise TryAgain(failure=True) from None
+            finally:
+                self._spent(chat, "deleteMessages")
 
     async def delete(
         self, chat_id: int, message_id: int, receiver: int | None = None, *, pace: Pace | None = None

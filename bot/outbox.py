@@ -7,7 +7,8 @@ redraws of table and hand messages. When the token's overall budget is short, th
 (bot.budget): the hand of whoever must act now, then the hand of the player who just moved, then the rest. Redraws coalesce (only the latest state of a message is drawn, when its
 turn comes), keep a few of a group's sends a minute free for replies, and are spaced by the redraw interval.
 A 429 is waited out and the same work tried again, never earlier; a redraw is drawn anew. A chat that refuses
-the bot (403) gets nothing more until it writes again. Each call to Telegram is made by ``bot.delivery``.
+the bot (403) gets nothing more until it writes again. A tidy chat's deletions after a table ends are a redraw
+too, the group's last (docs/groups.md). Each call to Telegram is made by ``bot.delivery``.
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ from bot.delivery import Delivery, Draft, MigratedHook, Pace, RefusedHook, TryAg
 
 log = logging.getLogger(__name__)
 
-MessageKind = Literal["table", "hand", "cards", "result", "broken"]
+MessageKind = Literal["table", "hand", "cards", "result", "broken", "tidy"]
 # (kind, table id, seat): ("table", id, -1), ("hand", id, seat) in private, ("cards", id, seat) the same hand in
-# the group (an ephemeral message), ("result", id, -1), ("broken", id, -1)
+# the group (an ephemeral message), ("result", id, -1), ("broken", id, -1); ("tidy", id, -1) is no message but
+# the group's messages that led to an ended table, to delete (its draft names them)
 Key = tuple[MessageKind, int, int]
 # Whose pace a piece of work keeps: a chat's (its id), or an ephemeral receiver's (``("to", user id)``).
 Lane = int | tuple[str, int]
@@ -69,7 +71,7 @@ class PaceStore(Protocol):
 
 
 DraftSource = Callable[[Key], Awaitable[Draft | None]]
-SentHook = Callable[[Key, int], Awaitable[None]]
+SentHook = Callable[[Key, int], Awaitable[None]]  # a message sent anew (its id), or a tidy-up done (0)
 
 
 @dataclass
@@ -288,6 +290,8 @@ class Outbox:
                     chat.failures = 0
                     if found is not None and message_id is not None and message_id != found.message_id:
                         await self.on_sent(key, message_id)  # a new message (or one sent anew)
+                    elif found is not None and found.deletes:
+                        await self.on_sent(key, 0)  # deleted (or refused for good): not tried again
             except TryAgain as again:
                 if waiting is None and key is not None:
                     chat.dirty[key] = min(was, chat.dirty.get(key, was))  # drawn anew in its turn

@@ -12,8 +12,9 @@ from bot import budget
 from bot.callbacks import CardsPress, LobbyPress, encode
 from bot.delivery import Draft
 from bot.i18n import Text, language_for, texts
+from bot.members import ChatMembers
 from bot.outbox import Key, Outbox
-from bot.render.group import cut, event_line, result_text, seat_names, table_text
+from bot.render.group import cut, event_line, result_text, seat_names, summary_text, table_text
 from bot.render.hand import Clock, hand_closed, hand_over, hand_text
 from bot.render.keyboard import hand_keyboard
 from bot.render.lobby import lobby_keyboard, lobby_text
@@ -37,10 +38,12 @@ class Presenter(Redraw):
         *,
         bot_username: str,
         default_language: str,
+        members: ChatMembers | None = None,
     ) -> None:
         self.storage = storage
         self.tables = tables
         self.outbox = outbox
+        self.members = members  # whether the bot may delete messages in a group (None: it may not)
         self.bot_username = bot_username
         self.default_language = default_language
 
@@ -102,6 +105,9 @@ class Presenter(Redraw):
         if live:
             self.outbox.mark(live.row.chat_id, ("broken", table_id, -1))
 
+    def tidy(self, chat_id: int, table_id: int) -> None:
+        self.outbox.mark(chat_id, ("tidy", table_id, -1))  # after the table's last redraw and its result
+
     def clock(self, table_id: int) -> None:
         live = self._live(table_id)
         if live is None or live.game is None:
@@ -155,6 +161,8 @@ class Presenter(Redraw):
 
     async def draft(self, key: Key) -> Draft | None:
         kind, table_id, seat = key
+        if kind == "tidy":
+            return await self._tidy_draft(table_id)
         live = self._live(table_id)
         if live is None:
             return None
@@ -168,7 +176,7 @@ class Presenter(Redraw):
             if live.result is None:
                 return None
             row = live.game_row
-            minutes = max(1, round(((row.finished_at or time.time()) - row.started_at) / 60)) if row else None
+            minutes = _minutes(live)
             reveal = (row.salt, row.deck) if row and row.salt and row.deck else None
             text = result_text(
                 live.result,
@@ -190,9 +198,32 @@ class Presenter(Redraw):
                 keyboard = InlineKeyboardMarkup([[rematch]])
             message_id = row.result_message_id if row is not None else None
             return Draft(live.row.chat_id, message_id, text, keyboard, thread)
+        if live.game is not None and live.game.over and await self._tidy(live.row.chat_id):
+            game_id = live.game_row.id if live.game_row else None
+            names = self._names(live, t)
+            summary = summary_text(view(live.game), names, t, minutes=_minutes(live) or 1, game_id=game_id)
+            return Draft(live.row.chat_id, live.row.message_id, summary, None, thread)
         return Draft(
             live.row.chat_id, live.row.message_id, *self._table(live, t, await self._walked(live)), thread
         )
+
+    async def _tidy(self, chat_id: int) -> bool:
+        """The group keeps its chat tidy: its setting (on by default), where the bot may delete messages."""
+        chat = await self.storage.chats.get(chat_id)
+        if chat is None or chat.tidy != "on" or self.members is None:
+            return False
+        return await self.members.bot_deletes(chat_id)
+
+    async def _tidy_draft(self, table_id: int) -> Draft | None:
+        """The messages that led to an ended table, to delete: where the group keeps its chat tidy and the bot
+        may delete messages there. Elsewhere they stay, and are forgotten."""
+        chat_id, noted = await self.storage.tables.noted(table_id)
+        if chat_id is None or not noted:
+            return None
+        if not await self._tidy(chat_id):
+            await self.storage.tables.tidied(table_id)
+            return None
+        return Draft(chat_id, None, "", None, deletes=tuple(noted))
 
     async def _walked(self, live: Table) -> set[int]:
         """The players seated in a lobby who left or ran out of time in most of their recent games here."""
@@ -298,6 +329,12 @@ class Presenter(Redraw):
         if row is None or not row.result_message_id or not chat.startswith("-100") or len(chat) <= 4:
             return None
         return f"https://t.me/c/{chat[4:]}/{row.result_message_id}"
+
+
+def _minutes(live: Table) -> int | None:
+    """How long the table's game took, in whole minutes (one at least)."""
+    row = live.game_row
+    return max(1, round(((row.finished_at or time.time()) - row.started_at) / 60)) if row else None
 
 
 def _in_private(user: User) -> bool:

@@ -6,7 +6,7 @@ import time
 
 from engine import Options
 from storage.db import Database, Row
-from storage.records import Chat, Opens, TablesPer
+from storage.records import Chat, Opens, TablesPer, Tidy
 from storage.seasons import SeasonKind
 
 
@@ -23,6 +23,7 @@ def _chat(row: Row) -> Chat:
         tables_per=row["tables_per"],
         seasons=row["seasons"],
         season_told=row["season_told"],
+        tidy=row["tidy"],
     )
 
 
@@ -90,6 +91,12 @@ class Chats:
     async def set_seasons(self, chat_id: int, seasons: SeasonKind) -> None:
         await self.db.execute(
             "UPDATE chats SET seasons = ?, updated_at = ? WHERE id = ?", (seasons, time.time(), chat_id)
+        )
+        await self._changed(chat_id)
+
+    async def set_tidy(self, chat_id: int, tidy: Tidy) -> None:
+        await self.db.execute(
+            "UPDATE chats SET tidy = ?, updated_at = ? WHERE id = ?", (tidy, time.time(), chat_id)
         )
         await self._changed(chat_id)
 

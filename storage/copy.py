@@ -34,6 +34,7 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("results", ("game_id",)),
     ("result_players", ("game_id", "seat")),
     ("ratings", ("user_id", "chat_id", "game_type")),
+    ("tidy_messages", ("table_id", "chat_id", "message_id")),
 )
 IDENTITIES = ("tables", "games")  # the tables whose ids the database hands out
 PAGE = 5000

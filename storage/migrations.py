@@ -202,6 +202,17 @@ MIGRATIONS: list[str] = [
         CHECK (seasons IN ('monthly', 'quarterly', 'off'));
     ALTER TABLE chats ADD COLUMN season_told TEXT;
     """,
+    # 11: a tidy chat: the group's commands that led to a table (and the bot's answers to them), deleted when
+    # its game ends where the group keeps its chat tidy (the default) and the bot may delete messages.
+    """
+    ALTER TABLE chats ADD COLUMN tidy TEXT NOT NULL DEFAULT 'on' CHECK (tidy IN ('on', 'off'));
+    CREATE TABLE tidy_messages (
+        table_id INTEGER NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+        chat_id INTEGER NOT NULL,                -- the chat it was written in (a group that moved keeps its own)
+        message_id INTEGER NOT NULL,
+        PRIMARY KEY (table_id, chat_id, message_id)
+    ) WITHOUT ROWID;
+    """,
 ]
 
 # PostgreSQL runs the same steps, translated by these rules (the only place the two schemas differ): 64-bit

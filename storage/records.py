@@ -24,6 +24,8 @@ OPENS: tuple[Opens, ...] = get_args(Opens)
 Ended = Literal["played", "left", "timed_out", "kicked"]
 TablesPer = Literal["topic", "group"]  # a forum's tables at once: one per topic, or one in the whole group
 TABLES_PER: tuple[TablesPer, ...] = get_args(TablesPer)
+Tidy = Literal["on", "off"]  # a group's commands for a table deleted when its game ends (where the bot may)
+TIDY: tuple[Tidy, ...] = get_args(Tidy)
 
 
 def is_former(user_id: int | None) -> bool:
@@ -67,6 +69,7 @@ class Chat(_Record):
     tables_per: TablesPer = "topic"  # in a forum: one table per topic, or one in the whole group
     seasons: SeasonKind = "monthly"
     season_told: str | None = None  # the last season whose podium the group was shown
+    tidy: Tidy = "on"  # the commands that led to a table are deleted when it ends (docs/groups.md)
 
 
 class TableStatus(StrEnum):

@@ -180,5 +180,41 @@ class Tables:
             "UPDATE tables SET deadline = ?, updated_at = ? WHERE id = ?", (deadline, time.time(), table_id)
         )
 
+    # ------------------------------------------------------------------ a tidy chat
+
+    async def note_messages(self, table_id: int, chat_id: int, message_ids: Sequence[int]) -> None:
+        """Messages of the group that led to this table (a command, the bot's answer to it): deleted when the
+        table ends, where the group keeps its chat tidy."""
+        await self.db.executemany(
+            "INSERT INTO tidy_messages (table_id, chat_id, message_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            [(table_id, chat_id, message_id) for message_id in message_ids],
+        )
+
+    async def noted(self, table_id: int) -> tuple[int | None, list[int]]:
+        """The table's chat now, and the messages noted in it (oldest first). Those noted in a chat the table
+        has left since (a group that became a supergroup numbers its messages anew) are not among them."""
+        chat_id = await self.chat_of(table_id)
+        rows = await self.db.fetch_all(
+            "SELECT message_id FROM tidy_messages WHERE table_id = ? AND chat_id = ? ORDER BY message_id",
+            (table_id, chat_id),
+        )
+        return chat_id, [int(row["message_id"]) for row in rows]
+
+    async def tidied(self, table_id: int) -> None:
+        """The table's noted messages were deleted (or are to stay): they are not tried again."""
+        await self.db.execute("DELETE FROM tidy_messages WHERE table_id = ?", (table_id,))
+
+    async def untidy(self, chat_id: int | None = None) -> list[tuple[int, int]]:
+        """Tables that ended with messages still to delete (a restart came between): (chat, table)."""
+        where, params = "", []
+        if chat_id is not None:
+            where, params = " AND t.chat_id = ?", [chat_id]
+        rows = await self.db.fetch_all(
+            f"""SELECT DISTINCT t.chat_id, t.id FROM tables AS t JOIN tidy_messages AS m ON m.table_id = t.id
+                WHERE t.status NOT IN ('lobby', 'playing'){where} ORDER BY t.id""",
+            params,
+        )
+        return [(int(row["chat_id"]), int(row["id"])) for row in rows]
+
     async def _touch(self, table_id: int) -> None:
         await self.db.execute("UPDATE tables SET updated_at = ? WHERE id = ?", (time.time(), table_id))

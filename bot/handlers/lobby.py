@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from telegram import Update
+from telegram import Message, Update
 
 from bot.callbacks import LobbyPress
 from bot.handlers.common import Context, alert, answer, asked, is_admin, pressed, reply, thread_of
@@ -31,8 +31,11 @@ async def new_game(update: Update, context: Context) -> None:
     outcome = await d.service.open_lobby(
         message.chat_id, thread_of(message), user, message.chat.title or "", options
     )
+    answer = None
     if not outcome.ok:
-        await reply(d, message, alert(await d.presenter.group_text(message.chat_id), outcome))
+        answer = await reply(d, message, alert(await d.presenter.group_text(message.chat_id), outcome))
+    # The table opened (or the one that is in the way) takes the command, and the refusal, with it when it ends.
+    await _note(d.service.table(outcome.table_id) if outcome.table_id else None, message, answer)
 
 
 async def table_command(update: Update, context: Context) -> None:
@@ -48,8 +51,16 @@ async def table_command(update: Update, context: Context) -> None:
         return
     command = message.text.split()[0].split("@")[0].lstrip("/") if message.text else ""
     outcome = await _lobby_action(context, user, live, command)
+    answer = None
     if not outcome.ok:
-        await reply(d, message, alert(t, outcome))
+        answer = await reply(d, message, alert(t, outcome))
+    await _note(live, message, answer)
+
+
+async def _note(table: Table | None, message: Message, answer: int | None) -> None:
+    """A command for a table, and the bot's answer to it, are deleted when the table ends (a tidy chat)."""
+    if table is not None:
+        await table.note(message.message_id, *([answer] if answer is not None else []))
 
 
 async def kick_command(update: Update, context: Context) -> None:

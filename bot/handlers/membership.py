@@ -16,6 +16,7 @@ async def my_membership(update: Update, context: Context) -> None:
     if change is None or change.chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP):
         return
     d = deps(context)
+    d.members.forget(change.chat.id, change.new_chat_member.user.id)  # its rights may have changed
     was_in = change.old_chat_member.status in _IN
     is_in = change.new_chat_member.status in _IN
     if is_in and not was_in:

@@ -1,5 +1,6 @@
 """Preferences: /language (in private, also as /settings: a user's language and where their cards are shown)
-and /settings in a group (its language, who opens tables, and default options; admins only), with their
+and /settings in a group (its language, who opens tables, seasons, a tidy chat, and default options; admins
+only), with their
 buttons (``S:``)."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from bot.i18n import LANGUAGES
 from bot.render.settings_menu import group_menu, user_menu
 from engine import Options
 from engine.options import CHOICES, cycle
-from storage.records import CARDS_PLACES, OPENS, TABLES_PER, Chat, User
+from storage.records import CARDS_PLACES, OPENS, TABLES_PER, TIDY, Chat, User
 from storage.seasons import SEASON_KINDS
 
 
@@ -40,7 +41,8 @@ async def settings_command(update: Update, context: Context) -> None:
         await reply(d, message, t("settings.admins_only"))
         return
     chat = await d.storage.chats.get(message.chat_id)
-    text, keyboard = group_menu(t, chat or Chat(id=message.chat_id, type=message.chat.type))
+    deletes = await d.members.bot_deletes(message.chat_id)
+    text, keyboard = group_menu(t, chat or Chat(id=message.chat_id, type=message.chat.type), deletes=deletes)
     await reply(d, message, text, keyboard)
 
 
@@ -96,9 +98,12 @@ async def _group_settings(d: Deps, query: CallbackQuery, chat_id: int, press: Se
         )
     elif press.what == "seasons":
         await d.storage.chats.set_seasons(chat_id, _after(SEASON_KINDS, chat.seasons))
+    elif press.what == "tidy":
+        await d.storage.chats.set_tidy(chat_id, _after(TIDY, chat.tidy))
     elif press.what in CHOICES:
         options = cycle(chat.default_options or Options(), press.what)
         await d.storage.chats.set_default_options(chat_id, options)
     t = await d.presenter.group_text(chat_id)
     await query.answer(t("settings.saved"))
-    await show(d, query, *group_menu(t, await d.storage.chats.get(chat_id) or chat))
+    now = await d.storage.chats.get(chat_id) or chat
+    await show(d, query, *group_menu(t, now, deletes=await d.members.bot_deletes(chat_id)))

@@ -198,22 +198,44 @@ def outcome_lines(result: Result, names: Sequence[str], t: Text) -> list[str]:
         winners = [s for s in range(len(result.places)) if s not in team]
         return [
             t("result.winning_team", names=", ".join(name_of(names, s) for s in winners)),
-            t(
-                "result.durak_team",
-                names=", ".join(name_of(names, s) for s in team),
-                holders=", ".join(name_of(names, s) for s in result.losers),
-            ),
+            *verdict(result, names, t),
         ]
     lines = [
         t("result.place", place=result.places[seat], name=name_of(names, seat))
         for seat in sorted(range(len(result.places)), key=lambda s: (result.places[s], s))
     ]
-    lines.append("")
+    return [*lines, "", *verdict(result, names, t)]
+
+
+def verdict(result: Result, names: Sequence[str], t: Text) -> list[str]:
+    """Who lost: the durak (or the durak team), or a draw."""
+    if result.losing_team is not None:
+        team = result.losing_team_seats()
+        return [
+            t(
+                "result.durak_team",
+                names=", ".join(name_of(names, s) for s in team),
+                holders=", ".join(name_of(names, s) for s in result.losers),
+            )
+        ]
+    lines = []
     if result.draw:
         lines.append(t("result.draw"))
     if result.durak is not None:
         lines.append(t("result.durak", name=name_of(names, result.durak)))
     return lines
+
+
+def summary_text(view: View, names: Sequence[str], t: Text, *, minutes: int, game_id: int | None) -> str:
+    """The table message once its game is over, where the group keeps its chat tidy: who played and who
+    lost, in a few lines beside the result message, which says the rest."""
+    assert view.result is not None and view.seat is None
+    title = t("table.title", variant=t("variant." + view.options.variant.value))
+    if game_id is not None:
+        title += f" · #{game_id}"
+    players = ", ".join(name_of(names, info.seat) for info in view.seats)
+    lines = [f"<b>{title}</b>", t("table.players", names=players), *verdict(view.result, names, t)]
+    return fit([*lines, t("table.over", minutes=minutes)])
 
 
 def reveal_lines(salt: str, deck: str, t: Text) -> list[str]:

@@ -37,16 +37,20 @@ def user_menu(t: Text, cards: CardsPlace) -> tuple[str, InlineKeyboardMarkup]:
     return t("settings.language"), InlineKeyboardMarkup([_language_row("u", t.language), places])
 
 
-def group_menu(t: Text, chat: Chat) -> tuple[str, InlineKeyboardMarkup]:
-    """The group's language, who may open tables (and in a forum, how many at once), and the options new
-    tables start from."""
+def group_menu(t: Text, chat: Chat, *, deletes: bool = False) -> tuple[str, InlineKeyboardMarkup]:
+    """The group's language, who may open tables (and in a forum, how many at once), seasons, a tidy chat,
+    and the options new tables start from; ``deletes``: the bot may delete messages there (a tidy chat needs
+    it)."""
     options = chat.default_options or Options()
     lines = [f"<b>{t('settings.title')}</b>", t("settings.hint"), ""]
     lines.extend(f"· {line}" for line in summary(options, t))
+    if chat.tidy == "on" and not deletes:
+        lines.extend(["", t("settings.tidy_needs")])
     rows = [_language_row("c", t.language)]
     rules = [
         ("opens", t("settings.opens", who=t(f"settings.opens_{chat.opens}"))),
         ("seasons", t("settings.seasons", kind=t(f"settings.seasons_{chat.seasons}"))),
+        ("tidy", t("settings.tidy", state=t(f"settings.tidy_{chat.tidy}"))),
     ]
     if chat.is_forum:
         rules.append(("tables_per", t("settings.tables_per", per=t(f"settings.per_{chat.tables_per}"))))

@@ -181,7 +181,11 @@ class TableService:
     # ------------------------------------------------------------------ chats
 
     async def message_sent(self, kind: str, table_id: int, seat: int, message_id: int) -> None:
-        """A table, hand or result message was sent anew: remember its id (a restart edits it)."""
+        """A table, hand or result message was sent anew: remember its id (a restart edits it). Or the
+        group's messages noted for an ended table were deleted: they are not tried again."""
+        if kind == "tidy":
+            await self.storage.tables.tidied(table_id)
+            return
         table = self.live.get(table_id)
         if table is not None:
             await table.message_sent(kind, seat, message_id)

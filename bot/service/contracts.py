@@ -116,6 +116,10 @@ class Redraw(Protocol):
         """This seat is about to miss a move: its hand comes again, with sound."""
         ...
 
+    def tidy(self, chat_id: int, table_id: int) -> None:
+        """The table ended: the group's messages that led to it go, where the group keeps its chat tidy."""
+        ...
+
 
 @dataclass
 class Env:

@@ -279,6 +279,7 @@ class Playing(TableState):
         if game.over:
             env.scheduler.deadline(self.id, game.version, None)
             env.redraw.result(self.id)
+            env.redraw.tidy(self.row.chat_id, self.id)
         else:
             env.scheduler.deadline(self.id, game.version, self.deadline)
             thinking = [env.thinker.budget(self.bot_level(s)) for s in game.to_act() if self.is_bot_seat(s)]

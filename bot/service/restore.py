@@ -29,6 +29,8 @@ async def restore(env: Env, live: dict[int, Table], chat_id: int | None) -> list
                 table._after_change()
         else:
             env.redraw.table_message(table.id)
+    for chat, ended in await env.storage.tables.untidy(chat_id):  # a restart came before their tidy-up
+        env.redraw.tidy(chat, ended)
     return broken
 
 

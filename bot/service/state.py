@@ -159,6 +159,7 @@ class TableState:
         self._stop_timers()
         self.env.redraw.table_message(self.row.id)
         self.env.redraw.hands(self.row.id)
+        self.env.redraw.tidy(self.row.chat_id, self.row.id)
 
     def _stop_timers(self) -> None:
         self.env.scheduler.deadline(self.row.id, -1, None)
@@ -201,6 +202,13 @@ class TableState:
             elif self.game_row is not None:
                 self.game_row = self.game_row.model_copy(update={"result_message_id": message_id})
                 self.env.redraw.hands(self.id)  # each player's own end screen links to it
+
+    async def note(self, *message_ids: int) -> None:
+        """Messages of the group that led to this table (a command for it, the bot's answer): deleted when it
+        ends, where the group keeps its chat tidy; at once if it has ended already."""
+        await self.env.storage.tables.note_messages(self.id, self.row.chat_id, message_ids)
+        if not self.live:
+            self.env.redraw.tidy(self.row.chat_id, self.id)
 
     def forget_screens(self) -> None:
         """The game is over or the table closed: no hand will sound again."""

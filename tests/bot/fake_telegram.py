@@ -113,6 +113,21 @@ class RateLimits:
     scale_retry: bool = False
 
 
+RIGHTS = [
+    "can_be_edited",
+    "is_anonymous",
+    "can_manage_chat",
+    "can_delete_messages",
+    "can_manage_video_chats",
+    "can_restrict_members",
+    "can_promote_members",
+    "can_change_info",
+    "can_invite_users",
+    "can_post_stories",
+    "can_edit_stories",
+    "can_delete_stories",
+]  # an administrator's rights, as getChatMember lists them
+
 SENDS = (
     "sendMessage",
     "editMessageText",
@@ -137,6 +152,8 @@ class FakeTelegram:
     profile: dict[str, str] = field(default_factory=dict)  # descriptions by "field:language_code"
     migrated: dict[int, int] = field(default_factory=dict)  # a group upgraded to a supergroup: old -> new id
     admins: dict[int, set[int]] = field(default_factory=dict)  # per group: its administrators
+    # Per group where the bot is an administrator: the rights it was given ("can_delete_messages", ...).
+    bot_rights: dict[int, set[str]] = field(default_factory=dict)
     members: dict[int, set[int]] = field(default_factory=dict)  # per group: who is in it (writers join it)
     removed: set[int] = field(default_factory=set)  # groups the bot was removed from: 403 on every send
     webhook: dict[str, Any] = field(default_factory=dict)  # setWebhook's url and secret_token, once set
@@ -185,8 +202,9 @@ class FakeTelegram:
         if started:
             self.started.add(user_id)
 
-    def add_group(self, chat_id: int, title: str, *, forum: bool = False) -> None:
-        self.chats[chat_id] = {"id": chat_id, "type": "supergroup" if forum else "group", "title": title}
+    def add_group(self, chat_id: int, title: str, *, forum: bool = False, supergroup: bool = False) -> None:
+        kind = "supergroup" if forum or supergroup else "group"
+        self.chats[chat_id] = {"id": chat_id, "type": kind, "title": title}
         if forum:
             self.chats[chat_id]["is_forum"] = True
 
@@ -710,10 +728,34 @@ class FakeTelegram:
 
     async def _api_deleteMessage(self, params: dict[str, Any]) -> bool:
         chat_id, message_id = int(params["chat_id"]), int(params["message_id"])
-        if self.messages.get(chat_id, {}).pop(message_id, None) is None:
+        message = self.messages.get(chat_id, {}).get(message_id)
+        if message is None:
             raise ApiError(400, "Bad Request: message to delete not found")
+        self._check_deletable(message)
+        del self.messages[chat_id][message_id]
         self.deleted.append((chat_id, message_id))
         return True
+
+    async def _api_deleteMessages(self, params: dict[str, Any]) -> bool:
+        """Up to 100 messages of one chat at once; those not found are skipped (as Telegram says). One that
+        the bot may not delete refuses the whole call here, a stricter reading than Telegram documents."""
+        chat_id, ids = int(params["chat_id"]), [int(i) for i in params["message_ids"]]
+        if not 1 <= len(ids) <= 100:
+            raise ApiError(400, "Bad Request: too many messages to delete")
+        found = [m for i in ids if (m := self.messages.get(chat_id, {}).get(i)) is not None]
+        for message in found:
+            self._check_deletable(message)
+        for message in found:
+            del self.messages[chat_id][message.message_id]
+            self.deleted.append((chat_id, message.message_id))
+        return True
+
+    def _check_deletable(self, message: Message) -> None:
+        """The bot deletes its own messages; others' in a group only with the admin right to."""
+        if message.from_bot or message.chat_id > 0:
+            return
+        if "can_delete_messages" not in self.bot_rights.get(message.chat_id, set()):
+            raise ApiError(400, "Bad Request: message can't be deleted")
 
     async def _api_answerCallbackQuery(self, params: dict[str, Any]) -> bool:
         callback_id = str(params["callback_query_id"])
@@ -731,21 +773,18 @@ class FakeTelegram:
 
     async def _api_getChatMember(self, params: dict[str, Any]) -> dict[str, Any]:
         chat_id, user_id = int(params["chat_id"]), int(params["user_id"])
+        if user_id == BOT_ID:
+            me = {"id": BOT_ID, "is_bot": True, "first_name": "Durak", "username": BOT_USERNAME}
+            if chat_id not in self.bot_rights:
+                return {"status": "member", "user": me}
+            rights = dict.fromkeys(RIGHTS, False) | dict.fromkeys(self.bot_rights[chat_id], True)
+            return {"status": "administrator", "user": me, **rights}
         if user_id not in self.users:
             raise ApiError(400, "Bad Request: user not found")
         if user_id not in self.admins.get(chat_id, set()):
             inside = user_id in self.members.get(chat_id, set())
             return {"status": "member" if inside else "left", "user": self.users[user_id]}
-        rights = (
-            "can_be_edited is_anonymous can_manage_chat can_delete_messages can_manage_video_chats "
-            "can_restrict_members can_promote_members can_change_info can_invite_users can_post_stories "
-            "can_edit_stories can_delete_stories"
-        )
-        return {
-            "status": "administrator",
-            "user": self.users[user_id],
-            **dict.fromkeys(rights.split(), False),
-        }
+        return {"status": "administrator", "user": self.users[user_id], **dict.fromkeys(RIGHTS, False)}
 
 
 def _receiver(params: dict[str, Any]) -> int | None:

@@ -15,7 +15,7 @@ import pytest
 from telegram import InlineKeyboardMarkup
 
 from bot.i18n import LANGUAGES, texts
-from bot.render.group import event_line, result_text, seat_names, table_text
+from bot.render.group import event_line, result_text, seat_names, summary_text, table_text
 from bot.render.hand import Clock, hand_over, hand_text
 from bot.render.keyboard import hand_keyboard
 from bot.render.lobby import lobby_keyboard, lobby_text
@@ -72,6 +72,7 @@ def rendered(language: str) -> str:
     parts.append(
         ("result", result_text(game.result, names, t, rated=True, ratings=ratings, minutes=7, game_id=42))
     )
+    parts.append(("table, over in a tidy chat", summary_text(view(game), names, t, minutes=7, game_id=42)))
     for seat in range(3):
         end = hand_over(view(game, seat), names, t, "Друзі", rating=ratings[seat], link="https://t.me/c/1/2")
         parts.append((f"end {seat}", end))

@@ -54,6 +54,8 @@ class Silent:
 
     def cards(self, table_id: int, seat: int) -> None: ...
 
+    def tidy(self, chat_id: int, table_id: int) -> None: ...
+
 
 async def count(storage: Storage, sql: str) -> int:
     row = await storage.db.fetch_one(sql)

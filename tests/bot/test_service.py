@@ -70,6 +70,9 @@ class Marked:
     def cards(self, table_id: int, seat: int) -> None:
         self.marks.append((f"cards {seat}", table_id))
 
+    def tidy(self, chat_id: int, table_id: int) -> None:
+        self.marks.append(("tidy", table_id))
+
 
 class Clock:
     def __init__(self) -> None:

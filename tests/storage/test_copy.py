@@ -94,7 +94,7 @@ async def test_a_target_with_rows_is_refused_and_left_alone(tmp_path: Path, post
         with pytest.raises(CopyRefused, match="not empty: chats"):
             await copy(source, target)
         counts = [await target.fetch_one(f"SELECT COUNT(*) AS n FROM {t}") for t, _ in TABLES]
-        assert [row["n"] for row in counts if row is not None] == [0, 1, 0, 0, 0, 0, 0, 0, 0]
+        assert [row["n"] for row in counts if row is not None] == [0, 1, 0, 0, 0, 0, 0, 0, 0, 0]
     finally:
         await target.close()
         await source.close()
