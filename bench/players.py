@@ -1,7 +1,8 @@
 """The computer players the benchmarks pit against each other, by name.
 
 random, greedy (lowest card), heuristic (a careful rule-based player), easy, normal, hard (the bot's
-levels), search (ISMCTS with ``budget`` seconds a move), pimc (perfect-information Monte Carlo with a tenth
+levels), search (ISMCTS with ``budget`` seconds a move), reader (the same, reading its opponents as *hard*
+does; ``reader-0.1s`` with 0.1 s), pimc (perfect-information Monte Carlo with a tenth
 of ``normal``'s time, or ``budget`` / 10 if given) and the outside anchor ismcts (bench/ismcts.py: the
 classic Cowling–Powley–Whitehouse search) at ``normal``'s time; ``ismcts-1.5s`` gives it hard's, and
 ``ismcts-c1.0`` another exploration constant, ``ismcts-policy`` an experiment with the bot's playout
@@ -33,8 +34,9 @@ def make(name: str, seed: int, budget: float | None = None) -> Player:
         return HeuristicPlayer()
     if name == "search":
         return SearchPlayer(budget or 1.0, seed=seed)
-    if name == "reader":
-        return SearchPlayer(budget or 1.0, seed=seed, reads=True)
+    if name == "reader" or name.startswith("reader-"):  # normal's search reading its opponents, as hard does
+        seconds = name.removeprefix("reader").removeprefix("-").removesuffix("s")
+        return SearchPlayer(float(seconds) if seconds else budget or 1.0, seed=seed, reads=True)
     if name == "pimc":
         return PimcPlayer((budget or BUDGET[BotLevel.NORMAL]) / 10, seed=seed)
     if name.startswith(("normal-tree", "normal-policy")):  # the others in the tree, or moved by the policy

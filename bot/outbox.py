@@ -20,13 +20,14 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, TypeGuard
+from typing import Literal, TypeGuard
 
 from telegram import Bot, InlineKeyboardMarkup
 
 from bot import budget
 from bot.budget import Budget
 from bot.delivery import Delivery, Draft, MigratedHook, Pace, RefusedHook, TryAgain
+from bot.kept_paces import KeptPaces, PaceStore
 
 log = logging.getLogger(__name__)
 
@@ -59,15 +60,6 @@ class Limits:
 
 
 MAX_FAILURES = 8  # a message somebody waits for is given up after this many failed tries in a row
-UNSAVED = 2  # sends into a group a killed process may have made and not yet kept (storage.paces)
-
-
-class PaceStore(Protocol):
-    """Where a group's recent sends are kept across processes (storage.paces.Paces): unix times."""
-
-    async def get(self, chat_id: int) -> tuple[list[float], float] | None: ...
-
-    async def put(self, chat_id: int, sent: list[float], blocked_until: float) -> None: ...
 
 
 DraftSource = Callable[[Key], Awaitable[Draft | None]]
@@ -83,7 +75,6 @@ class _Chat(Pace):
     )  # redraws in marking order, and their rank (bot.budget)
     asking: asyncio.Future[float] | None = None  # the slot of the overall budget this chat waits for
     since: dict[Key, float] = field(default_factory=dict)  # when each redraw was first marked
-    unsaved: bool = False  # sent more since its sends were last kept (PaceStore)
     last_redraw: float = 0.0
     failures: int = 0  # network failures in a row (a 429 is pacing, not a failure)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
@@ -103,10 +94,6 @@ class Outbox:
         paces: PaceStore | None = None,
     ) -> None:
         self.source = source
-        # A group's sends of the last minute, kept where a restarted process reads them: without them a new
-        # process starts with the whole budget that its predecessor had partly spent, and draws a 429.
-        self.paces = paces
-        self._saving: dict[int, asyncio.Task[None]] = {}  # per group: the one write of its pace under way
         self.on_sent = on_sent
         self.on_refused = on_refused
         self.limits = limits or Limits()
@@ -115,6 +102,7 @@ class Outbox:
         self._chats: dict[Lane, _Chat] = {}
         self._tasks: dict[Lane, asyncio.Task[None]] = {}
         self._budget = Budget(self.limits.global_budget, self.limits.global_window, clock)
+        self._kept = KeptPaces(paces, self.limits.window, clock) if paces is not None else None
         self._refused: set[int] = set()  # chats that answered 403
         self._closed = False
 
@@ -215,8 +203,8 @@ class Outbox:
         for task in self._tasks.values():
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
-        # The budgets, for the next process.
-        await asyncio.gather(*self._saving.values(), return_exceptions=True)
+        if self._kept is not None:  # the budgets, for the next process
+            await self._kept.flush()
         for chat in self._chats.values():  # nobody waits for ever on a message that will not go out now
             for _, done, _ in chat.urgent:
                 if not done.done():
@@ -251,8 +239,8 @@ class Outbox:
 
     async def _run(self, lane: Lane) -> None:
         chat = self._chat(lane)
-        if _is_group(lane):
-            await self._recall(lane, chat)
+        if _is_group(lane) and self._kept is not None:
+            await self._kept.recall(lane, chat)
         while (chat.urgent or chat.dirty) and lane not in self._refused and not self._closed:
             redraw = not chat.urgent and _told_once(chat) is None
             wait = self._wait(lane, chat, redraw)
@@ -306,55 +294,8 @@ class Outbox:
                     self._settle(chat, None)
             finally:
                 self._budget.done(slot, chat.calls - calls)
-                if chat.calls != calls and _is_group(lane):
-                    self._keep(lane, chat)
-
-    async def _recall(self, chat_id: int, chat: _Chat) -> None:
-        """A group this process has not sent into within the window: what was sent into it meanwhile (by a
-        process before a restart, or by another that held it) counts against its budget here too."""
-        now = self.clock()
-        if self.paces is None or (chat.sent and chat.sent[-1] > now - self.limits.window):
-            return
-        try:
-            kept = await self.paces.get(chat_id)
-        except Exception:  # the budget is a courtesy to Telegram: a database hiccup must not stop sending
-            log.warning("could not read the sending budget of chat %s", chat_id, exc_info=True)
-            return
-        if kept is None:
-            return
-        wall = time.time()
-        sent, blocked = kept
-        recent = [now - (wall - t) for t in sent if t > wall - self.limits.window]
-        if recent:
-            # A process killed between a send and its write (sends are kept in the background) sent a few more
-            # than it kept: count them as sent now, so that a restart spends less, never more, than Telegram
-            # allows (tests/bot/test_stop.py: kill -9, then a 429 within the minute without this).
-            recent += [now] * UNSAVED
-        chat.sent = deque(sorted([*chat.sent, *recent]))
-        chat.blocked_until = max(chat.blocked_until, now - (wall - blocked))
-
-    def _keep(self, chat_id: int, chat: _Chat) -> None:
-        """Keep the group's recent sends (in the background: sending never waits on the database). One write
-        per group at a time; sends made while it runs are kept by one more write after it."""
-        if self.paces is None:
-            return
-        chat.unsaved = True
-        if chat_id not in self._saving:
-            self._saving[chat_id] = asyncio.get_running_loop().create_task(self._put(chat_id, chat))
-
-    async def _put(self, chat_id: int, chat: _Chat) -> None:
-        assert self.paces is not None
-        try:
-            while chat.unsaved:
-                chat.unsaved = False
-                now, wall = self.clock(), time.time()
-                sent = [wall - (now - t) for t in chat.sent]
-                blocked = wall - (now - chat.blocked_until) if chat.blocked_until > now else 0.0
-                await self.paces.put(chat_id, sent, blocked)
-        except Exception:
-            log.warning("could not keep the sending budget of chat %s", chat_id, exc_info=True)
-        finally:
-            del self._saving[chat_id]  # no await since the last look at ``unsaved``: none is missed
+                if chat.calls != calls and _is_group(lane) and self._kept is not None:
+                    self._kept.keep(lane, chat)
 
     def _settle(self, chat: _Chat, message_id: int | None) -> None:
         """The first urgent piece of work is done (sent, or given up): its sender learns the message id."""
