@@ -26,10 +26,14 @@ async def harness(tmp_path: Path, postgres_url: str) -> AsyncIterator[Harness]:
 
 async def test_a_whole_game_is_played_stored_and_rated_on_postgresql(harness: Harness) -> None:
     assert isinstance(harness.deps.storage.db, PostgresDatabase)
+    fake = harness.fake
+    fake.bot_rights[GROUP] = {"can_delete_messages"}  # a tidy chat (docs/groups.md)
     lobby = await open_table(harness, ["Ann", "Bob", "Cid"], ["variant"])
+    (opened,) = [m.message_id for m in fake.messages[GROUP].values() if m.text == "/newgame"]
     await start(harness, lobby)
-    result = await play_until_over(harness.fake, GROUP, [1, 2, 3], random.Random(5))
+    result = await play_until_over(fake, GROUP, [1, 2, 3], random.Random(5))
     assert all(name in result for name in ("Ann", "Bob", "Cid"))
+    await fake.wait_for(lambda: (GROUP, opened) in fake.deleted, what="the /newgame tidied away")
     storage = harness.deps.storage
     for user in (1, 2, 3):
         stats = await storage.results.stats(user, GROUP)
