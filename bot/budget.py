@@ -82,6 +82,12 @@ class Budget:
     def waiting(self) -> int:
         return sum(len(q) for q in self._queues)
 
+    def lag(self, rank: int) -> float:
+        """How long the oldest request of ``rank`` or more urgent has waited for a slot, in seconds (0: none
+        waits)."""
+        now = self.clock()
+        return max((now - queue[0][1] for queue in self._queues[: rank + 1] if queue), default=0.0)
+
     async def take(self, rank: int) -> float:
         """A slot for one send of ``rank``; returns its stamp, to hand back to ``done``."""
         return await self.ask(rank)

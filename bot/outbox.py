@@ -135,6 +135,11 @@ class Outbox:
             self._budget.promote(chat.asking, rank)
         self._kick(lane)
 
+    def lagging(self) -> bool:
+        """The token is full: the hand of a player who just moved waits longer than a window of the overall
+        budget before it is redrawn (bench/load.py: seconds, from about 100 busy tables on)."""
+        return self._budget.lag(budget.OWN) > self.limits.global_window
+
     def backlog(self) -> tuple[dict[str, int], float]:
         """What waits to be sent now, by priority (``urgent``: replies and results; ``soon``: hands of players
         who must act; ``own``: hands of players who just acted; ``later``: other redraws), and how many seconds

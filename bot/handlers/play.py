@@ -17,7 +17,12 @@ async def move_press(update: Update, context: Context) -> None:
     found = await pressed(update, context, MovePress)
     if found is not None:
         d, query, user, t, press = found
-        await answer(query, t, await d.service.press(press.table_id, user.id, press.version, press.move))
+        outcome = await d.service.press(press.table_id, user.id, press.version, press.move)
+        if outcome.ok and d.outbox.lagging():
+            # The hand will show the move late (a busy token): the answer says at once that it counted.
+            await query.answer(t("alert.busy"))
+        else:
+            await answer(query, t, outcome)
 
 
 async def back_press(update: Update, context: Context) -> None:

@@ -101,6 +101,7 @@ def rendered(language: str) -> str:
     parts.append(("/settings", menu))
     parts.append(("/settings buttons", labels(buttons)))
     parts.append(("opening refused", t("alert.admins_open") + "\n" + t("alert.one_table")))
+    parts.append(("a move answered on a full token", t("alert.busy")))
     points = [
         Leader(rank=i + 1, user_id=i, name=n, rating=21.0 - 9 * i, games=12 - i)
         for i, n in enumerate(PLAYERS)

@@ -10,8 +10,16 @@ import time
 
 from bot.budget import URGENT
 from tests.bot.conftest import Harness
-from tests.bot.fake_telegram import ApiError, RateLimits
-from tests.bot.players import GROUP, hand_message, move_choices, open_table, play_until_over, start
+from tests.bot.fake_telegram import ApiError, Message, RateLimits
+from tests.bot.players import (
+    GROUP,
+    hand_message,
+    move_choices,
+    open_table,
+    play_until_over,
+    press_and_wait,
+    start,
+)
 
 SCALE = 0.01  # the harness's RATE_SCALE
 
@@ -151,3 +159,52 @@ async def test_on_a_full_token_the_turn_goes_first_then_the_movers_hand_then_the
     await outbox.idle()
     order = [s.chat_id for s in fake.sent[before:] if s.ok]
     assert order == [other, mover, GROUP]
+
+
+async def test_on_a_full_token_a_move_is_answered_with_a_word_that_it_counted(harness: Harness) -> None:
+    """When the token is so full that the hands of players who just moved wait, a move's press is answered
+    with a short note that it counted (the answer is no message: it spends nothing), so nobody presses again
+    while their hand catches up; otherwise presses are answered silently."""
+    from tests.bot.conftest import start_app, stop_app
+
+    fake = harness.fake
+    await stop_app(harness.app)
+    scale = 0.3
+    harness.app = await start_app(fake, harness.db_path, rate_scale=scale)
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    other = -200  # a second table, in another group
+    fake.add_group(other, "Others")
+    for user, name in ((3, "Cid"), (4, "Dan")):
+        fake.add_user(user, name)
+        fake.send(user, user, "/start")
+    opened = fake.send(3, other, "/newgame")
+    second = await fake.wait_for(
+        lambda: next((m for m in fake.bot_messages(other) if m.buttons() and m.message_id > opened), None)
+    )
+    table = second.buttons()[0][1].split(":")[1]
+    await press_and_wait(fake, 4, other, second.message_id, f"L:{table}:join")
+    await press_and_wait(fake, 3, other, second.message_id, f"L:{table}:start")
+    outbox, service = harness.deps.outbox, harness.deps.service
+    await outbox.idle()
+    await asyncio.sleep(3.5 * scale)  # every chat's own spacing has passed: only the overall budget holds
+
+    def mover(table_id: int, first: int) -> tuple[int, Message]:
+        game = service.live[table_id].game
+        assert game is not None
+        user = first + game.to_act()[0]
+        hand = hand_message(fake, user)
+        assert hand is not None
+        return user, hand
+
+    outbox.share(30)  # one send an overall second
+    held = await outbox._budget.take(URGENT)
+    user, hand = mover(lobby.table_id or 0, 1)
+    quiet = await press_and_wait(fake, user, user, hand.message_id, move_choices(hand.reply_markup)[0])
+    assert "text" not in quiet  # nothing waited yet
+    await asyncio.sleep(1.5 * scale)  # that move's redraws have waited longer than an overall second
+    user, hand = mover(int(table), 3)
+    busy = await press_and_wait(fake, user, user, hand.message_id, move_choices(hand.reply_markup)[0])
+    assert str(busy.get("text", "")).startswith("✓ Played.") and not busy.get("show_alert")
+    outbox._budget.done(held, 0)
+    await outbox.idle()
