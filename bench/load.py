@@ -16,7 +16,8 @@ measured window. For each N, with Telegram's rate limits off and/or on in the fa
   is not one);
 - press→answer p50/p99/max over every press (the time until the bot answered its callback);
 - press→own hand redrawn p50/p99: until the presser's hand message shows the move (it waits for the chat's
-  spacing and Telegram's overall budget, 30 sends a second, which caps moves/s once tables are many);
+  spacing and Telegram's overall budget, 30 sends a second, which caps moves/s once tables are many), and the
+  share of moves whose press was answered "✓ Played" because of that wait (bot.outbox.lagging);
 - the turn latency p50/p99, what players feel: from a move (its press) until the hand of the player the table
   now waits for shows it (the first hand at the table drawn after the move's answer with the "⏳" of a
   running clock), and move→table: until the group's table message shows it;
@@ -71,6 +72,7 @@ class Window:
     redraws: list[float] = field(default_factory=list)  # press → the presser's hand shows the move
     moves: list[tuple[float, int]] = field(default_factory=list)  # accepted moves: when pressed, the group
     rematches: int = 0
+    noted: int = 0  # moves answered with a word that they counted (the token was full: bot.outbox.lagging)
 
 
 def lobby_table(message: Message) -> str:
@@ -154,6 +156,7 @@ async def seat(
                 before = (start, message.message_id, message.text)
                 if isinstance(decode(data), MovePress):
                     window.moves.append((start, group))
+                    window.noted += "text" in fake.answers[callback][0]
 
 
 async def rematches(fake: FakeTelegram, group: int, a: int, b: int, until: float, window: Window) -> None:
@@ -210,6 +213,7 @@ class Figures:
     cpu_ms_per_move: float
     rss_mib: float
     rematches: int
+    noted_share: float  # of the moves: answered "✓ Played" because the mover's hand would show it late
     bench_cpu_share: float  # of one core: near 1.0, the bench itself (fake API and users) is the bottleneck
     bench_lag_p99: float  # how late the bench's own event loop ran: high, and the latencies are the bench's
 
@@ -323,6 +327,7 @@ async def run(
         cpu / per_move * 1000,
         rss,
         window.rematches,
+        window.noted / max(1, len(window.moves)),
         own / elapsed,
         _quantile(lags, 0.99),
     )
@@ -482,7 +487,8 @@ def measure(args: argparse.Namespace, server: str | None) -> None:
                 f"{f.tables:>5} tables, {db}, {http}, limits {'on ' if limits else 'off'}: "
                 f"{f.moves_per_second:7.1f} moves/s, press→answer p50 {f.p50 * 1e3:6.1f} p99 {f.p99 * 1e3:7.1f} "
                 f"max {f.worst * 1e3:7.1f} ms ({f.presses:,} presses, {f.rematches} rematches), "
-                f"press→own hand redrawn p50 {f.redraw_p50:.2f} p99 {f.redraw_p99:.2f} s, "
+                f"press→own hand redrawn p50 {f.redraw_p50:.2f} p99 {f.redraw_p99:.2f} s "
+                f"({f.noted_share:.0%} of the moves answered “✓ Played”), "
                 f"turn latency p50 {f.turn_p50:.2f} p99 {f.turn_p99:.2f} s, "
                 f"move→table p50 {f.table_p50:.2f} p99 {f.table_p99:.2f} s, "
                 f"bot CPU {f.cpu_ms_per_move:.1f} ms/move, peak RSS {f.rss_mib:,.0f} MiB; "
