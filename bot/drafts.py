@@ -79,31 +79,7 @@ class Drafts:
         if kind == "broken":
             return Draft(live.row.chat_id, None, t("table.broken"), None, thread)
         if kind == "result":
-            if live.result is None:
-                return None
-            row = live.game_row
-            minutes = _minutes(live)
-            reveal = (row.salt, row.deck) if row and row.salt and row.deck else None
-            text = result_text(
-                live.result,
-                self._names(live, t),
-                t,
-                rated=live.rated,
-                ratings=live.ratings,
-                minutes=minutes,
-                reveal=reveal,
-                game_id=row.id if row else None,
-            )
-            if row is not None and row.result_message_id == 0:
-                return None  # sent before its id was kept: it cannot be edited
-            keyboard = None
-            if live.rematch_open:  # one rematch per game, while the table is remembered
-                rematch = InlineKeyboardButton(
-                    t("lobby.rematch"), callback_data=encode(LobbyPress(table_id, "rematch"))
-                )
-                keyboard = InlineKeyboardMarkup([[rematch]])
-            message_id = row.result_message_id if row is not None else None
-            return Draft(live.row.chat_id, message_id, text, keyboard, thread)
+            return self._result_draft(live, t, thread)
         if live.game is not None and live.game.over and await self._tidy(live.row.chat_id):
             game_id = live.game_row.id if live.game_row else None
             names = self._names(live, t)
@@ -112,6 +88,31 @@ class Drafts:
         return Draft(
             live.row.chat_id, live.row.message_id, *self._table(live, t, await self._walked(live)), thread
         )
+
+    def _result_draft(self, live: Table, t: Text, thread: int | None) -> Draft | None:
+        """The result message, with its Rematch button while the rematch is open."""
+        row = live.game_row
+        if live.result is None or (row is not None and row.result_message_id == 0):
+            return None  # no result yet, or one sent before its id was kept: it cannot be edited
+        reveal = (row.salt, row.deck) if row and row.salt and row.deck else None
+        text = result_text(
+            live.result,
+            self._names(live, t),
+            t,
+            rated=live.rated,
+            ratings=live.ratings,
+            minutes=_minutes(live),
+            reveal=reveal,
+            game_id=row.id if row else None,
+        )
+        keyboard = None
+        if live.rematch_open:  # one rematch per game, while the table is remembered
+            rematch = InlineKeyboardButton(
+                t("lobby.rematch"), callback_data=encode(LobbyPress(live.id, "rematch"))
+            )
+            keyboard = InlineKeyboardMarkup([[rematch]])
+        message_id = row.result_message_id if row is not None else None
+        return Draft(live.row.chat_id, message_id, text, keyboard, thread)
 
     async def _tidy(self, chat_id: int) -> bool:
         """The group keeps its chat tidy: its setting (on by default), where the bot may delete messages."""
