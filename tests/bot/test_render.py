@@ -10,7 +10,7 @@ import pytest
 
 from bot.callbacks import BackPress, ConcedePress, DiscardPress, HandPress, MovePress, PickPress, decode
 from bot.i18n import LANGUAGES, texts
-from bot.render.group import MAX_TEXT, event_line, result_text, shown_length, table_text
+from bot.render.group import MAX_TEXT, event_line, result_text, shown_length, summary_text, table_text
 from bot.render.hand import hand_text
 from bot.render.keyboard import hand_keyboard
 from bot.render.replay import replay_lines
@@ -268,3 +268,23 @@ def test_a_team_games_result_is_told_by_team(language: str) -> None:
     holders = lost[lost.rindex(":") :]
     assert {n for n in names if n in holders} == {names[s] for s in result.losers}
     assert replay_lines(deal, moves, names, t)[-2:] == [won, lost]  # /replay ends on the same words
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_summary_left_in_a_tidy_chat_says_who_played_and_who_lost(language: str) -> None:
+    t = texts(language)
+    g = position(["6s 6c", "Ks Qc Kc"], trump="h")
+    do(g, 0, "l6s6c")
+    do(g, 1, "c6sKs", "c6cQc")
+    text = summary_text(view(g), NAMES, t, minutes=4, game_id=7)
+    lines = text.split("\n")
+    assert lines[0].endswith("· #7</b>") and "Ann" in lines[1] and "Bob &lt;b&gt;&amp;" in lines[1]  # escaped
+    assert lines[2] == t("result.durak", name="Bob &lt;b&gt;&amp;&lt;/b&gt;") and "4" in lines[3]
+    g = position(["7s", "8s"], trump="h")
+    do(g, 0, "l7s")
+    do(g, 1, "c7s8s")
+    assert t("result.draw") in summary_text(view(g), NAMES, t, minutes=1, game_id=None)
+    _, _, team = _team_game_lost_by_the_first_out()
+    names = ["Ann", "Bob", "Cid", "Dan"]
+    summary = summary_text(view(team), names, t, minutes=9, game_id=None).split("\n")
+    assert summary[2].startswith("🃏") and len(summary) == 4  # the losing team in one line
