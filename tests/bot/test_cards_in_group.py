@@ -256,8 +256,12 @@ async def test_after_a_restart_an_in_group_hand_is_carried_on_not_doubled(harnes
     if user == 1:
         private = await fake.wait_for(lambda: hand_message(fake, 1), what="Ann's hand")
         await press_and_wait(fake, 1, 1, private.message_id, move_choices(private.reply_markup)[0])
-    else:
-        await press_in_group(fake, 2, hand, move_choices(hand.seen[1] if hand.seen else None)[0])
+    else:  # Bob's hand as it is now: the restarted bot may already have sent it anew (his turn sounds)
+        current = await fake.wait_for(
+            lambda: (m := group_hand(fake, 2)) is not None and m.seen and move_choices(m.seen[1]) and m,
+            what="Bob's hand with his moves",
+        )
+        await press_in_group(fake, 2, current, move_choices(current.seen[1])[0])
     await harness.deps.outbox.idle()
     (shown,) = fake.shown_to(2, GROUP)
     assert shown.seen == (shown.text, shown.reply_markup)
