@@ -1,9 +1,9 @@
 """The computer players the benchmarks pit against each other, by name.
 
 random, greedy (lowest card), heuristic (a careful rule-based player), easy, normal, hard (the bot's
-levels), search (ISMCTS with ``budget`` seconds a move), reader (the same, reading its opponents as *hard*
-does; ``reader-0.1s`` with 0.1 s), pimc (perfect-information Monte Carlo with a tenth
-of ``normal``'s time, or ``budget`` / 10 if given) and the outside anchor ismcts (bench/ismcts.py: the
+levels; ``hard-noread`` is *hard* without reading its opponents), search (ISMCTS with ``budget`` seconds a
+move), reader (the same, reading its opponents as *hard* does; ``reader-0.1s`` with 0.1 s), pimc
+(perfect-information Monte Carlo with a tenth of ``normal``'s time, or ``budget`` / 10 if given) and the outside anchor ismcts (bench/ismcts.py: the
 classic Cowling–Powley–Whitehouse search) at ``normal``'s time; ``ismcts-1.5s`` gives it hard's, and
 ``ismcts-c1.0`` another exploration constant, ``ismcts-policy`` an experiment with the bot's playout
 policy instead of random rollouts (they combine: ``ismcts-1.5s-c1.0-policy``); ``normal-tree`` is *normal*
@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 
 from engine.ai import GreedyPlayer, HeuristicPlayer, Player, RandomPlayer, SearchPlayer
-from engine.ai.levels import BUDGET, player_for
+from engine.ai.levels import BUDGET, HARD_ENDGAME, HARD_ENDGAME_NODES, player_for
 from engine.ai.pimc import PimcPlayer
 from engine.options import BotLevel
 
@@ -45,6 +45,10 @@ def make(name: str, seed: int, budget: float | None = None) -> Player:
         return SearchPlayer(budget, seed=seed, opponents=kind == "tree")
     if name == "ismcts" or name.startswith("ismcts-"):
         return anchor(name, seed)
+    if name == "hard-noread":  # hard without reading its opponents: what the reading is worth
+        return SearchPlayer(
+            BUDGET[BotLevel.HARD], seed=seed, solver_nodes=HARD_ENDGAME_NODES, endgame=HARD_ENDGAME
+        )
     if name in NAMES:
         return player_for(BotLevel(name), seed=seed)
     raise ValueError(f"unknown player {name!r}; one of {', '.join(NAMES)}")
