@@ -201,8 +201,11 @@ class Delivery:
             except RetryAfter as exc:
                 self._wait(chat, chat_id, exc)
                 raise TryAgain(failure=False) from None
-            except (BadRequest, Forbidden) as exc:
+            except BadRequest as exc:
                 log.info("could not delete %d messages in chat %s: %s", len(batch), chat_id, exc.message)
+            except Forbidden:
+                await self.on_refused(chat_id)  # the bot left the group: nothing more goes there
+                return
             except TelegramError as exc:
                 log.warning("deleting messages in %s failed (%s); trying again", chat_id, exc)
                 chat.blocked_until = self.clock() + 1.0

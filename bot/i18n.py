@@ -14,6 +14,8 @@ from babel.dates import format_date
 from babel.lists import format_list
 from babel.numbers import format_decimal
 
+from storage.seasons import months
+
 LANGUAGES = ("ru", "uk", "en")
 DEFAULT_LANGUAGE = "en"
 PLURAL_CATEGORIES = frozenset({"zero", "one", "two", "few", "many", "other"})
@@ -85,10 +87,11 @@ class Text:
     def season(self, season: str, *, of: bool = False) -> str:
         """A season's name as this language says it: "December 2026", "Декабрь 2026", "Q4 2026"; ``of``: as
         it follows "season" ("Сезон декабря 2026", "4-го квартала 2026"), not capitalised."""
-        year, part = season.split("-")
-        if part.startswith("Q"):
-            return self("season.quarter_of" if of else "season.quarter", quarter=part[1:], year=year)
-        month = format_date(date(int(year), int(part), 1), "MMMM y" if of else "LLLL y", locale=self._locale)
+        year, first, length = months(season)
+        if length == 3:
+            quarter = (first - 1) // 3 + 1
+            return self("season.quarter_of" if of else "season.quarter", quarter=quarter, year=year)
+        month = format_date(date(year, first, 1), "MMMM y" if of else "LLLL y", locale=self._locale)
         return month if of and self.language != "en" else month[:1].upper() + month[1:]
 
     def number(self, value: float, digits: int = 0) -> str:

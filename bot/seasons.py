@@ -25,8 +25,12 @@ async def announce(d: Deps, now: float) -> int:
         ended = shift(season_of(now, chat.seasons), -1)
         if chat.season_told == ended:
             continue
+        # Marked first, played or not: the one process that marks it tells it, and a group that did not
+        # play is not asked again every hour of the new season.
+        if not await d.storage.chats.tell_season(chat.id, ended):
+            continue
         played = await d.storage.results.played_in(chat.id, ended)
-        if not played or not await d.storage.chats.tell_season(chat.id, ended):
+        if not played:
             continue
         boards = {
             kind: await d.storage.results.season_board(chat.id, kind, ended, limit=len(MEDALS))

@@ -718,7 +718,7 @@ class Game:
         self.bout += 1
         rules, seats_out = self.rules, self.seats_out
         if seats_out or self.conceded:
-            alive = [s for s in range(self.players) if not seats_out >> s & 1 and s not in self.conceded]
+            alive = self._playing()
             if len(alive) <= 1 or (rules.teams and len({team_of(s) for s in alive}) == 1):
                 self._finish(log)
                 return
@@ -862,16 +862,9 @@ class Game:
         """The player at ``seat`` concedes (docs/rules.md §9): the last place not yet taken is theirs, whatever
         their cards do, and a bot plays them to the end so that the others' game goes on; when at most one
         other player is left holding cards, the game is decided and ends now (heads-up: at once)."""
-        if self.result is not None:
-            raise IllegalMove(Reason.GAME_OVER)
-        if not 0 <= seat < self.players:
-            raise IllegalMove(Reason.NO_SUCH_SEAT)
-        if seat in self.conceded:
-            raise IllegalMove(Reason.CONCEDED)
-        if self.out[seat] >= 0:
-            raise IllegalMove(Reason.PLAYER_OUT)
-        if self.rules.teams:
-            raise IllegalMove(Reason.TEAM_CONCEDE)
+        refused = self.concede_refused(seat)
+        if refused is not None:
+            raise IllegalMove(refused)
         log = [Event(EventKind.CONCEDED, seat)]
         self.conceded.append(seat)
         self.bot_seats |= 1 << seat
@@ -880,6 +873,20 @@ class Game:
             self._finish(log)  # the cards stay where they are: the bout under way ends with the game
         self.version += 1
         return Applied(self.version, tuple(log))
+
+    def concede_refused(self, seat: int) -> Reason | None:
+        """Why the player at ``seat`` may not concede now; None: they may."""
+        if self.result is not None:
+            return Reason.GAME_OVER
+        if not 0 <= seat < self.players:
+            return Reason.NO_SUCH_SEAT
+        if seat in self.conceded:
+            return Reason.CONCEDED
+        if self.out[seat] >= 0:
+            return Reason.PLAYER_OUT
+        if self.rules.teams:
+            return Reason.TEAM_CONCEDE
+        return None
 
     def _playing(self) -> list[int]:
         """The seats still holding cards whose players have not conceded."""

@@ -53,6 +53,7 @@ class View:
     throwers: tuple[int, ...]
     bout: int
     conceded: tuple[int, ...]  # seats whose players conceded, in order (public)
+    may_concede: bool  # the own seat may concede now (Game.concede_refused); False in the public view
     seats: tuple[SeatInfo, ...]
     to_act: tuple[int, ...]
     opening: tuple[str, int | None]
@@ -102,6 +103,7 @@ def view(game: Game, seat: int | None = None) -> View:
         throwers=tuple(game.throwers),
         bout=game.bout,
         conceded=tuple(game.conceded),
+        may_concede=seat is not None and game.concede_refused(seat) is None,
         seats=tuple(
             SeatInfo(
                 seat=s,

@@ -68,7 +68,7 @@ class Chat(_Record):
     opens: Opens = "everyone"  # who may open tables
     tables_per: TablesPer = "topic"  # in a forum: one table per topic, or one in the whole group
     seasons: SeasonKind = "monthly"
-    season_told: str | None = None  # the last season whose podium the group was shown
+    season_told: str | None = None  # the last ended season dealt with (its podium shown if the group played)
     tidy: Tidy = "on"  # the commands that led to a table are deleted when it ends (docs/groups.md)
 
 

@@ -17,7 +17,7 @@ def season_of(when: float, kind: SeasonKind) -> str:
     return f"{at.year}-Q{(at.month - 1) // 3 + 1}" if kind == "quarterly" else f"{at.year}-{at.month:02d}"
 
 
-def _months(season: str) -> tuple[int, int, int]:
+def months(season: str) -> tuple[int, int, int]:
     """(year, first month, months long) of a season's name."""
     year, part = season.split("-")
     if part.startswith("Q"):
@@ -32,13 +32,13 @@ def _month_start(year: int, month: int) -> float:
 
 def bounds(season: str) -> tuple[float, float]:
     """Its first moment and the first moment after it (unix times)."""
-    year, month, length = _months(season)
+    year, month, length = months(season)
     return _month_start(year, month), _month_start(year, month + length)
 
 
 def shift(season: str, by: int) -> str:
     """The season ``by`` seasons later (earlier if negative), of the same kind."""
-    year, month, length = _months(season)
+    year, month, length = months(season)
     start = _month_start(year, month + by * length)
     return season_of(start, "quarterly" if length == 3 else "monthly")
 
@@ -46,7 +46,7 @@ def shift(season: str, by: int) -> str:
 def is_season(text: str) -> bool:
     """A well-formed season name (they come back in button data)."""
     try:
-        year, month, _ = _months(text)
+        year, month, _ = months(text)
     except (ValueError, IndexError):
         return False
     return 2000 <= year <= 9999 and 1 <= month <= 12 and shift(text, 0) == text

@@ -91,7 +91,7 @@ def hand_keyboard(
     if view.options.discard_list and view.discard:
         label = t("button.discard", count=view.discard)
         rows.append([InlineKeyboardButton(label, callback_data=encode(DiscardPress(table_id)))])
-    if not view.options.teams and view.result is None and view.seats[view.seat].place is None:
+    if view.may_concede:
         rows.append(
             [InlineKeyboardButton(t("button.concede"), callback_data=encode(ConcedePress(table_id, "ask")))]
         )
