@@ -1,15 +1,17 @@
 """The computer players the benchmarks pit against each other, by name.
 
-random, greedy (lowest card), heuristic (a careful rule-based player), easy, normal, hard (the bot's
-levels; ``hard-noread`` is *hard* without reading its opponents), search (ISMCTS with ``budget`` seconds a
-move), reader (the same, reading its opponents as *hard* does; ``reader-0.1s`` with 0.1 s), pimc
-(perfect-information Monte Carlo with a tenth of ``normal``'s time, or ``budget`` / 10 if given) and the outside anchor ismcts (bench/ismcts.py: the
-classic Cowling–Powley–Whitehouse search) at ``normal``'s time; ``ismcts-1.5s`` gives it hard's, and
-``ismcts-c1.0`` another exploration constant, ``ismcts-policy`` an experiment with the bot's playout
-policy instead of random rollouts (they combine: ``ismcts-1.5s-c1.0-policy``); ``normal-tree`` is *normal*
-with the other seats' decisions in its tree at every table size, ``normal-policy`` with them moved by the
-playout policy at every table size (what *normal* was before it searched them heads-up); either takes another
-budget as ``normal-tree-0.1s``. Every budget is CPU time of
+random, greedy (lowest card), heuristic (a careful rule-based player), easy, normal and hard (the bot's
+levels), search (ISMCTS with ``budget`` seconds a move), pimc (perfect-information Monte Carlo with a tenth
+of ``normal``'s time, or ``budget`` / 10 if given) and the outside anchor ismcts (bench/ismcts.py: the
+classic Cowling–Powley–Whitehouse search) at ``normal``'s time.
+
+Variants, for A/B runs, add parts to a name. *normal* and *hard* take ``-<seconds>s`` (another budget; hard's
+endgame time scales with it), ``-c<constant>`` (UCB1's exploration), ``-read`` / ``-noread`` (reading the
+opponents, as *hard* does, or not) and ``-tree`` / ``-policy`` (the other seats' decisions in the tree at
+every table size, or moved by the playout policy: what *normal* was before it searched them heads-up); e.g.
+``hard-noread``, ``normal-tree-0.1s``, ``hard-c0.4``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor
+takes ``-<seconds>s``, ``-c<constant>`` and ``-policy`` (the bot's playout policy instead of random
+rollouts: an experiment), e.g. ``ismcts-1.5s``, ``ismcts-1.5s-c1.0-policy``. Every budget is CPU time of
 the deciding thread, so a busy machine slows a benchmark down without changing its result.
 """
 
@@ -20,6 +22,7 @@ import random
 from engine.ai import GreedyPlayer, HeuristicPlayer, Player, RandomPlayer, SearchPlayer
 from engine.ai.levels import BUDGET, HARD_ENDGAME, HARD_ENDGAME_NODES, player_for
 from engine.ai.pimc import PimcPlayer
+from engine.ai.search import EXPLORATION
 from engine.options import BotLevel
 
 NAMES = ("random", "greedy", "heuristic", "easy", "normal", "hard", "search", "reader", "pimc", "ismcts")
@@ -34,40 +37,60 @@ def make(name: str, seed: int, budget: float | None = None) -> Player:
         return HeuristicPlayer()
     if name == "search":
         return SearchPlayer(budget or 1.0, seed=seed)
-    if name == "reader" or name.startswith("reader-"):  # normal's search reading its opponents, as hard does
-        seconds = name.removeprefix("reader").removeprefix("-").removesuffix("s")
-        return SearchPlayer(float(seconds) if seconds else budget or 1.0, seed=seed, reads=True)
+    if name == "reader" or name.startswith("reader-"):  # the name earlier runs saved
+        return level("normal-read" + name.removeprefix("reader"), seed)
     if name == "pimc":
         return PimcPlayer((budget or BUDGET[BotLevel.NORMAL]) / 10, seed=seed)
-    if name.startswith(("normal-tree", "normal-policy")):  # the others in the tree, or moved by the policy
-        kind, _, seconds = name.removeprefix("normal-").partition("-")
-        budget = float(seconds.removesuffix("s")) if seconds else BUDGET[BotLevel.NORMAL]
-        return SearchPlayer(budget, seed=seed, opponents=kind == "tree")
     if name == "ismcts" or name.startswith("ismcts-"):
         return anchor(name, seed)
-    if name == "hard-noread":  # hard without reading its opponents: what the reading is worth
-        return SearchPlayer(
-            BUDGET[BotLevel.HARD], seed=seed, solver_nodes=HARD_ENDGAME_NODES, endgame=HARD_ENDGAME
-        )
+    if name.startswith(("normal-", "hard-")):
+        return level(name, seed)
     if name in NAMES:
         return player_for(BotLevel(name), seed=seed)
     raise ValueError(f"unknown player {name!r}; one of {', '.join(NAMES)}")
+
+
+def level(name: str, seed: int) -> Player:
+    """A variant of *normal* or *hard*: the level's settings, with the parts of ``name`` changed."""
+    bot = BotLevel(name.partition("-")[0])
+    budget, exploration, flags = _parts(name, BUDGET[bot], EXPLORATION, ("read", "noread", "tree", "policy"))
+    reads = "read" in flags or (bot is BotLevel.HARD and "noread" not in flags)
+    opponents = True if "tree" in flags else False if "policy" in flags else None
+    if bot is BotLevel.HARD:
+        return SearchPlayer(
+            budget,
+            seed=seed,
+            solver_nodes=HARD_ENDGAME_NODES,
+            endgame=HARD_ENDGAME * budget / BUDGET[bot],
+            reads=reads,
+            opponents=opponents,
+            exploration=exploration,
+        )
+    return SearchPlayer(budget, seed=seed, reads=reads, opponents=opponents, exploration=exploration)
 
 
 def anchor(name: str, seed: int) -> Player:
     # Imported here, after the engine: engine/build.py must decide first whether compiled modules may run.
     from bench.ismcts import EXPLORATION, IsmctsPlayer
 
-    budget, exploration, policy = BUDGET[BotLevel.NORMAL], EXPLORATION, False
-    for part in name.split("-")[1:]:
-        if part == "policy":
-            policy = True
+    budget, exploration, flags = _parts(name, BUDGET[BotLevel.NORMAL], EXPLORATION, ("policy",))
+    return IsmctsPlayer(budget, exploration=exploration, seed=seed, policy="policy" in flags)
+
+
+def _parts(
+    name: str, budget: float, exploration: float, flags: tuple[str, ...]
+) -> tuple[float, float, set[str]]:
+    """The budget (``-<seconds>s``), exploration constant (``-c<constant>``) and flags a name's parts give."""
+    base, *parts = name.split("-")
+    given = set()
+    for part in parts:
+        if part in flags:
+            given.add(part)
         elif part.endswith("s"):
             budget = float(part[:-1])
         elif part.startswith("c"):
             exploration = float(part[1:])
         else:
-            raise ValueError(
-                f"{name!r}: ismcts takes -<seconds>s, -c<exploration> and -policy, e.g. ismcts-1.5s-c0.7"
-            )
-    return IsmctsPlayer(budget, exploration=exploration, seed=seed, policy=policy)
+            named = "".join(f", -{f}" for f in flags)
+            raise ValueError(f"{name!r}: {base} takes -<seconds>s, -c<exploration>{named}")
+    return budget, exploration, given

@@ -71,7 +71,7 @@ class SearchPlayer:
     the budget) and ``solver_nodes`` positions; if it cannot be solved in them, half the budget is still
     left for the search. ``reads``: it reads the opponents' play (engine.ai.reading). ``opponents``: the
     other seats' decisions in the tree (True), or moved by the policy (False); by default in the tree
-    heads-up only (see the module's docstring)."""
+    heads-up only (see the module's docstring). ``exploration``: UCB1's constant (benchmarks vary it)."""
 
     def __init__(
         self,
@@ -84,8 +84,10 @@ class SearchPlayer:
         clock: Callable[[], float] = time.thread_time,
         reads: bool = False,
         opponents: bool | None = None,
+        exploration: float = EXPLORATION,
     ) -> None:
         self.budget = budget
+        self.exploration = exploration
         self.endgame = budget / 2 if endgame is None else endgame
         self.iterations = iterations
         self.rng = random.Random(seed)
@@ -157,6 +159,7 @@ class SearchPlayer:
         me = worlds.knowledge.seat
         root = Node(me)  # the root's own seat: whose decision it is
         rand = worlds.rng.random
+        c = self.exploration
         # The solver, if it tried and gave up, may have spent its whole share: half the budget stays for this.
         deadline = max(start + self.budget, self.clock() + self.budget / 2)
         done = 0
@@ -181,7 +184,7 @@ class SearchPlayer:
                         world.push(seat, policy_move(world, seat, legal))
                         continue
                 waited = 0
-                move, node, fresh = select(node, seat, legal, rand)
+                move, node, fresh = select(node, seat, legal, rand, c)
                 world.push(seat, move)
                 path.append(node)
                 if fresh:

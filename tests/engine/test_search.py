@@ -384,6 +384,20 @@ def test_with_the_policy_for_the_others_the_tree_holds_only_the_seats_own_decisi
         assert seats == ({0, 1} if tree else {1})
 
 
+def test_the_exploration_constant_spreads_the_visits_over_the_moves() -> None:
+    """UCB1's constant decides how much of the budget goes to moves that look worse: with none, the
+    iterations pile onto the move that looks best; with a large one, they spread almost evenly."""
+    seen = view(a_coverable_attack(), 1)
+    moves = list(seen.moves)
+    share = {}
+    for c in (0.0, 5.0):
+        player = SearchPlayer(iterations=3000, seed=3, exploration=c)
+        root, _ = player._search(Worlds(seen, random.Random(3)), moves, 0.0, True)
+        visits = sorted(root.children[1 | m << SEAT_BITS].visits for m in moves)
+        share[c] = visits[-1] / sum(visits)
+    assert len(moves) > 2 and share[5.0] < 0.6 < share[0.0]
+
+
 def test_the_pimc_player_solves_endgames_too() -> None:
     """The position of the search player's exact test: the only winning lead is the trump ace."""
     g = position(["6s 6c Ah", "7s 8c"], trump="h")

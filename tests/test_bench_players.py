@@ -1,0 +1,35 @@
+"""bench/players.py: a variant's name sets exactly what it says, and the plain names are the bot's levels."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.players import make
+from engine.ai import SearchPlayer
+from engine.ai.levels import HARD_ENDGAME
+
+
+def _search(name: str) -> SearchPlayer:
+    player = make(name, seed=1)
+    assert isinstance(player, SearchPlayer)
+    return player
+
+
+def test_variants_change_only_the_parts_they_name() -> None:
+    hard, noread, wide = _search("hard"), _search("hard-noread"), _search("hard-c0.4")
+    assert hard.reading is not None and noread.reading is None and wide.reading is not None
+    assert (hard.budget, hard.endgame, hard.exploration) == (1.5, HARD_ENDGAME, 0.7)
+    assert (noread.budget, noread.endgame, noread.exploration) == (1.5, HARD_ENDGAME, 0.7)
+    assert (wide.budget, wide.endgame, wide.exploration) == (1.5, HARD_ENDGAME, 0.4)
+    quick = _search("hard-0.5s")
+    assert quick.budget == 0.5 and quick.endgame == pytest.approx(HARD_ENDGAME / 3)
+    tree = _search("normal-tree-0.1s")
+    assert (tree.budget, tree.endgame, tree.opponents, tree.reading) == (0.1, 0.05, True, None)
+    assert _search("normal-policy").opponents is False
+    reader = _search("reader-0.1s")  # the name of earlier runs: normal reading its opponents
+    assert reader.budget == 0.1 and reader.reading is not None
+
+
+def test_a_part_that_means_nothing_is_refused() -> None:
+    with pytest.raises(ValueError, match="hard takes"):
+        make("hard-fast", seed=1)
