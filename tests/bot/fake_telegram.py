@@ -382,6 +382,28 @@ class FakeTelegram:
     def edits_in(self, chat_id: int) -> list[float]:
         return [s.at for s in self.sent if s.chat_id == chat_id and s.ok]
 
+    async def answer_to(self, chat_id: int, asked: int) -> Message:
+        """The bot's reply to message ``asked`` of a chat, once it comes."""
+        answer: Message = await self.wait_for(
+            lambda: next((m for m in self.bot_messages(chat_id) if m.reply_to == asked), None),
+            what=f"a reply to message {asked}",
+        )
+        return answer
+
+    async def ask(
+        self,
+        user_id: int,
+        chat_id: int,
+        text: str,
+        *,
+        thread_id: int | None = None,
+        reply_to: int | None = None,
+    ) -> Message:
+        """A user writes ``text`` in a chat (see ``send``); the bot's reply to it."""
+        return await self.answer_to(
+            chat_id, self.send(user_id, chat_id, text, thread_id=thread_id, reply_to=reply_to)
+        )
+
     async def wait_for(
         self, check: Callable[[], object], timeout: float = 10.0, what: str = "condition"
     ) -> Any:

@@ -31,12 +31,7 @@ async def press_setting(fake: FakeTelegram, admin: int, chat: int, menu: Message
 
 
 async def reply_to(fake: FakeTelegram, user: int, chat: int, text: str, thread: int | None = None) -> Message:
-    asked = fake.send(user, chat, text, thread_id=thread)
-    answer: Message = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(chat) if m.reply_to == asked), None),
-        what=f"a reply to {text}",
-    )
-    return answer
+    return await fake.ask(user, chat, text, thread_id=thread)
 
 
 def lobbies(fake: FakeTelegram, chat: int) -> list[Message]:

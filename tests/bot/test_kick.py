@@ -19,13 +19,7 @@ from tests.bot.players import (
 
 async def said(h: Harness, user: int, text: str, reply_to: int | None = None) -> str:
     """``user`` writes ``text`` in the group (in reply to a message); the bot's reply to it."""
-    fake = h.fake
-    asked = fake.send(user, GROUP, text, reply_to=reply_to)
-    answer = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(GROUP) if m.reply_to == asked), None),
-        what=f"a reply to {text}",
-    )
-    return str(answer.text)
+    return str((await h.fake.ask(user, GROUP, text, reply_to=reply_to)).text)
 
 
 async def test_the_host_frees_a_seat_in_the_lobby_and_nobody_else_may(harness: Harness) -> None:

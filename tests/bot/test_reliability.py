@@ -11,12 +11,7 @@ from tests.bot.players import GROUP, open_table, play_until_over, press_and_wait
 
 
 async def stats(h: Harness, user: int) -> str:
-    fake = h.fake
-    asked = fake.send(user, GROUP, "/stats")
-    answer = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(GROUP) if m.reply_to == asked), None), what="/stats"
-    )
-    return str(answer.text)
+    return str((await h.fake.ask(user, GROUP, "/stats")).text)
 
 
 async def next_lobby(h: Harness) -> Message:

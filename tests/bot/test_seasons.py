@@ -16,12 +16,7 @@ EN = texts("en")
 
 
 async def said(fake: FakeTelegram, user: int, text: str) -> Message:
-    asked = fake.send(user, GROUP, text)
-    answer: Message = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(GROUP) if m.reply_to == asked), None),
-        what=f"{text}'s reply",
-    )
-    return answer
+    return await fake.ask(user, GROUP, text)
 
 
 async def press(fake: FakeTelegram, user: int, message: Message, label: str) -> str:

@@ -22,14 +22,6 @@ from tests.bot.players import (
 DELETES = {"can_delete_messages"}
 
 
-async def answer_to(fake: FakeTelegram, asked: int) -> Message:
-    """The bot's answer in the group to message ``asked``."""
-    answer: Message = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(GROUP) if m.reply_to == asked), None), what="an answer"
-    )
-    return answer
-
-
 def deleted(fake: FakeTelegram) -> set[int]:
     return {message for chat, message in fake.deleted if chat == GROUP}
 
@@ -64,12 +56,12 @@ async def test_a_finished_game_takes_the_commands_that_led_to_it(harness: Harnes
     joined = fake.send(2, GROUP, "/join")
     await seated(fake, lobby, "Bob")
     again = fake.send(2, GROUP, "/join@durak_test_bot")
-    refusal = await answer_to(fake, again)
+    refusal = await fake.answer_to(GROUP, again)
     assert "already" in refusal.text
     await press_and_wait(fake, 3, GROUP, lobby.message_id, f"L:{table}:join")
     await seated(fake, lobby, "Cid")
     top = fake.send(3, GROUP, "/top")  # not a table's command: it and its board stay
-    board = await answer_to(fake, top)
+    board = await fake.answer_to(GROUP, top)
     dealt = fake.send(1, GROUP, "/startgame")
     await fake.wait_for(lambda: harness.deps.service.live[table].game, what="the deal")
     await play_until_over(fake, GROUP, [1, 2, 3], random.Random(5))
@@ -94,7 +86,7 @@ async def test_without_the_right_to_delete_nothing_is_tried(harness: Harness) ->
     await welcome(harness, ["Ann", "Bob"])
     fake.admins[GROUP] = {1}
     asked = fake.send(1, GROUP, "/settings")
-    menu = await answer_to(fake, asked)
+    menu = await fake.answer_to(GROUP, asked)
     assert "Tidy chat: on" in str(menu.buttons()) and "I need to be an admin" in menu.text
     opened = fake.send(1, GROUP, "/newgame")
     lobby = await lobby_of(fake, opened)
@@ -114,7 +106,7 @@ async def test_a_group_that_turns_it_off_keeps_its_messages(harness: Harness) ->
     fake.admins[GROUP] = {1}
     fake.bot_rights[GROUP] = DELETES
     asked = fake.send(1, GROUP, "/settings")
-    menu = await answer_to(fake, asked)
+    menu = await fake.answer_to(GROUP, asked)
     assert "I need to be an admin" not in menu.text
     answer = await press_and_wait(fake, 1, GROUP, menu.message_id, "S:c:tidy")
     assert answer.get("text") == "Saved."
