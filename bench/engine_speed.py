@@ -111,10 +111,12 @@ def main() -> None:
             if not spread:
                 spread = ", ".join(f"{r:,.0f}" for r in sorted(play))
     print(f"2-player throw-in playout/s in each run (the spread is the machine's noise): {spread}")
-    iterations, seconds = search_speed(args.decisions)
-    print(
-        f"ISMCTS: {iterations / seconds:,.0f} iterations/s over {args.decisions} heads-up decisions of 0.5 s"
-    )
+    for name, anchor in (("the search player", False), ("the outside anchor (bench/ismcts.py)", True)):
+        iterations, seconds = search_speed(args.decisions, anchor)
+        print(
+            f"ISMCTS, {name}: {iterations / seconds:,.0f} iterations/s over {args.decisions} heads-up "
+            "decisions of 0.5 s"
+        )
 
 
 def _build() -> str:
@@ -183,8 +185,10 @@ def instant_speed(seconds: float = 2.0) -> float:
     return decided / spent
 
 
-def search_speed(decisions: int) -> tuple[int, float]:
-    """Iterations and seconds the search player spent on fresh heads-up deals (0.5 s each, like ``normal``)."""
+def search_speed(decisions: int, anchor: bool = False) -> tuple[int, float]:
+    """Iterations and CPU seconds the search player (or the outside anchor, bench/ismcts.py) spent on fresh
+    heads-up deals (0.5 s each, like ``normal``)."""
+    from bench.ismcts import IsmctsPlayer
     from engine.ai.search import SearchPlayer
     from engine.views import view
 
@@ -192,8 +196,17 @@ def search_speed(decisions: int) -> tuple[int, float]:
     iterations, seconds = 0, 0.0
     for i in range(decisions):
         game = Game.deal(Options(), 2, rng=rng)
+        seen = view(game, game.to_act()[0])
+        if len(seen.moves) < 2:
+            continue
+        if anchor:
+            outside = IsmctsPlayer(budget=0.5, seed=i)
+            start = time.thread_time()
+            outside.choose(seen)
+            iterations, seconds = iterations + outside.done, seconds + time.thread_time() - start
+            continue
         player = SearchPlayer(budget=0.5, seed=i)
-        player.choose(view(game, game.to_act()[0]))
+        player.choose(seen)
         if player.last is not None and player.last.how == "search":
             iterations += player.last.iterations
             seconds += player.last.seconds
