@@ -197,19 +197,17 @@ def search_speed(decisions: int, anchor: bool = False) -> tuple[int, float]:
     for i in range(decisions):
         game = Game.deal(Options(), 2, rng=rng)
         seen = view(game, game.to_act()[0])
-        if len(seen.moves) < 2:
-            continue
         if anchor:
             outside = IsmctsPlayer(budget=0.5, seed=i)
             start = time.thread_time()
             outside.choose(seen)
             iterations, seconds = iterations + outside.done, seconds + time.thread_time() - start
-            continue
-        player = SearchPlayer(budget=0.5, seed=i)
-        player.choose(seen)
-        if player.last is not None and player.last.how == "search":
-            iterations += player.last.iterations
-            seconds += player.last.seconds
+        else:
+            player = SearchPlayer(budget=0.5, seed=i)
+            player.choose(seen)
+            if player.last is not None and player.last.how == "search":
+                iterations += player.last.iterations
+                seconds += player.last.seconds
     return iterations, seconds or 1.0
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 
 from engine.ai import GreedyPlayer, HeuristicPlayer, Player, RandomPlayer, SearchPlayer
-from engine.ai.levels import BUDGET, HARD_ENDGAME, HARD_ENDGAME_NODES, player_for
+from engine.ai.levels import BUDGET, player_for
 from engine.ai.pimc import PimcPlayer
 from engine.ai.search import EXPLORATION
 from engine.options import BotLevel
@@ -54,19 +54,12 @@ def level(name: str, seed: int) -> Player:
     """A variant of *normal* or *hard*: the level's settings, with the parts of ``name`` changed."""
     bot = BotLevel(name.partition("-")[0])
     budget, exploration, flags = _parts(name, BUDGET[bot], EXPLORATION, ("read", "noread", "tree", "policy"))
-    reads = "read" in flags or (bot is BotLevel.HARD and "noread" not in flags)
+    reads = True if "read" in flags else False if "noread" in flags else None
     opponents = True if "tree" in flags else False if "policy" in flags else None
-    if bot is BotLevel.HARD:
-        return SearchPlayer(
-            budget,
-            seed=seed,
-            solver_nodes=HARD_ENDGAME_NODES,
-            endgame=HARD_ENDGAME * budget / BUDGET[bot],
-            reads=reads,
-            opponents=opponents,
-            exploration=exploration,
-        )
-    return SearchPlayer(budget, seed=seed, reads=reads, opponents=opponents, exploration=exploration)
+    scale = budget / BUDGET[bot]
+    return player_for(
+        bot, seed=seed, budget_scale=scale, reads=reads, opponents=opponents, exploration=exploration
+    )
 
 
 def anchor(name: str, seed: int) -> Player:

@@ -15,7 +15,8 @@ from collections.abc import Hashable
 
 from engine.ai.base import Player
 from engine.ai.heuristic import HeuristicPlayer
-from engine.ai.search import SearchPlayer
+from engine.ai.search import EXPLORATION, SearchPlayer
+from engine.ai.solver import SOLVER_NODES
 from engine.moves import Move
 from engine.options import BotLevel
 from engine.views import View
@@ -28,20 +29,31 @@ HARD_ENDGAME_NODES = 400_000  # the solver's table may reach twice this: about 3
 EASY_SLIPS = 0.05
 
 
-def player_for(level: BotLevel, *, seed: int | None = None, budget_scale: float = 1.0) -> Player:
-    """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts)."""
+def player_for(
+    level: BotLevel,
+    *,
+    seed: int | None = None,
+    budget_scale: float = 1.0,
+    reads: bool | None = None,
+    opponents: bool | None = None,
+    exploration: float = EXPLORATION,
+) -> Player:
+    """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts).
+    The rest vary a search level for benchmarks (bench/players.py): ``reads`` (None: as the level does),
+    ``opponents`` and ``exploration`` as ``SearchPlayer`` takes them."""
     if level is BotLevel.EASY:
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
     budget = BUDGET[level] * budget_scale
-    if level is BotLevel.HARD:
-        return SearchPlayer(
-            budget,
-            seed=seed,
-            solver_nodes=HARD_ENDGAME_NODES,
-            endgame=HARD_ENDGAME * budget_scale,
-            reads=True,
-        )
-    return SearchPlayer(budget, seed=seed)
+    hard = level is BotLevel.HARD
+    return SearchPlayer(
+        budget,
+        seed=seed,
+        solver_nodes=HARD_ENDGAME_NODES if hard else SOLVER_NODES,
+        endgame=HARD_ENDGAME * budget_scale if hard else None,
+        reads=hard if reads is None else reads,
+        opponents=opponents,
+        exploration=exploration,
+    )
 
 
 def ready() -> bool:

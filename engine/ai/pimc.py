@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 
 from engine.ai.policy import playout
-from engine.ai.solver import Endgame
+from engine.ai.solver import SOLVER_NODES, Endgame
 from engine.ai.worlds import Worlds
 from engine.moves import Move
 from engine.views import View
@@ -29,7 +29,7 @@ class PimcPlayer:
         *,
         rounds: int | None = None,
         seed: int | None = None,
-        solver_nodes: int = 150_000,
+        solver_nodes: int = SOLVER_NODES,
         clock: Callable[[], float] = time.thread_time,
     ) -> None:
         self.budget = budget

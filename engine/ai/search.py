@@ -27,7 +27,7 @@ from typing import Final
 from engine.ai.heuristic import HeuristicPlayer
 from engine.ai.policy import playout, policy_move, rewards
 from engine.ai.reading import Reading
-from engine.ai.solver import Endgame
+from engine.ai.solver import SOLVER_NODES, Endgame
 from engine.ai.worlds import Worlds
 from engine.moves import TAKE, Move
 from engine.views import View
@@ -79,7 +79,7 @@ class SearchPlayer:
         *,
         iterations: int | None = None,
         seed: int | None = None,
-        solver_nodes: int = 150_000,
+        solver_nodes: int = SOLVER_NODES,
         endgame: float | None = None,
         clock: Callable[[], float] = time.thread_time,
         reads: bool = False,

@@ -21,6 +21,7 @@ from engine.game import Game
 from engine.moves import Move
 
 DRAW: Final = 0.5
+SOLVER_NODES: Final = 150_000  # positions an endgame may take, unless a level says otherwise
 
 
 class OutOfBudget(Exception):
