@@ -6,10 +6,11 @@ of ``normal``'s time, or ``budget`` / 10 if given) and the outside anchor ismcts
 classic Cowling–Powley–Whitehouse search) at ``normal``'s time.
 
 Variants, for A/B runs, add parts to a name. *normal* and *hard* take ``-<seconds>s`` (another budget; hard's
-endgame time scales with it), ``-c<constant>`` (UCB1's exploration), ``-read`` / ``-noread`` (reading the
+endgame time scales with it), ``-c<constant>`` (UCB1's exploration), ``-e<share>`` (the share of random
+moves in the playouts), ``-read`` / ``-noread`` (reading the
 opponents, as *hard* does, or not) and ``-tree`` / ``-policy`` (the other seats' decisions in the tree at
 every table size, or moved by the playout policy: what *normal* was before it searched them heads-up); e.g.
-``hard-noread``, ``normal-tree-0.1s``, ``hard-c0.4``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor
+``hard-noread``, ``normal-tree-0.1s``, ``hard-c0.4``, ``normal-e0.2``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor
 takes ``-<seconds>s``, ``-c<constant>`` and ``-policy`` (the bot's playout policy instead of random
 rollouts: an experiment), e.g. ``ismcts-1.5s``, ``ismcts-1.5s-c1.0-policy``. Every budget is CPU time of
 the deciding thread, so a busy machine slows a benchmark down without changing its result.
@@ -18,10 +19,12 @@ the deciding thread, so a busy machine slows a benchmark down without changing i
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from engine.ai import GreedyPlayer, HeuristicPlayer, Player, RandomPlayer, SearchPlayer
 from engine.ai.levels import BUDGET, player_for
 from engine.ai.pimc import PimcPlayer
+from engine.ai.policy import EXPLORE
 from engine.ai.search import EXPLORATION
 from engine.options import BotLevel
 
@@ -53,12 +56,16 @@ def make(name: str, seed: int, budget: float | None = None) -> Player:
 def level(name: str, seed: int) -> Player:
     """A variant of *normal* or *hard*: the level's settings, with the parts of ``name`` changed."""
     bot = BotLevel(name.partition("-")[0])
-    budget, exploration, flags = _parts(name, BUDGET[bot], EXPLORATION, ("read", "noread", "tree", "policy"))
-    reads = True if "read" in flags else False if "noread" in flags else None
-    opponents = True if "tree" in flags else False if "policy" in flags else None
-    scale = budget / BUDGET[bot]
+    parts = _parts(name, BUDGET[bot], EXPLORATION, ("read", "noread", "tree", "policy"), explore=True)
+    flags = parts.flags
     return player_for(
-        bot, seed=seed, budget_scale=scale, reads=reads, opponents=opponents, exploration=exploration
+        bot,
+        seed=seed,
+        budget_scale=parts.budget / BUDGET[bot],
+        reads=True if "read" in flags else False if "noread" in flags else None,
+        opponents=True if "tree" in flags else False if "policy" in flags else None,
+        exploration=parts.exploration,
+        explore=parts.explore,
     )
 
 
@@ -66,16 +73,28 @@ def anchor(name: str, seed: int) -> Player:
     # Imported here, after the engine: engine/build.py must decide first whether compiled modules may run.
     from bench.ismcts import EXPLORATION, IsmctsPlayer
 
-    budget, exploration, flags = _parts(name, BUDGET[BotLevel.NORMAL], EXPLORATION, ("policy",))
-    return IsmctsPlayer(budget, exploration=exploration, seed=seed, policy="policy" in flags)
+    parts = _parts(name, BUDGET[BotLevel.NORMAL], EXPLORATION, ("policy",))
+    return IsmctsPlayer(
+        parts.budget, exploration=parts.exploration, seed=seed, policy="policy" in parts.flags
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Parts:
+    budget: float
+    exploration: float
+    explore: float
+    flags: frozenset[str]
 
 
 def _parts(
-    name: str, budget: float, exploration: float, flags: tuple[str, ...]
-) -> tuple[float, float, set[str]]:
-    """The budget (``-<seconds>s``), exploration constant (``-c<constant>``) and flags a name's parts give."""
+    name: str, budget: float, exploration: float, flags: tuple[str, ...], *, explore: bool = False
+) -> Parts:
+    """The budget (``-<seconds>s``), exploration constant (``-c<constant>``), playouts' random share
+    (``-e<share>``, where ``explore``) and flags a name's parts give."""
     base, *parts = name.split("-")
     given = set()
+    share = EXPLORE
     for part in parts:
         if part in flags:
             given.add(part)
@@ -83,7 +102,9 @@ def _parts(
             budget = float(part[:-1])
         elif part.startswith("c"):
             exploration = float(part[1:])
+        elif explore and part.startswith("e"):
+            share = float(part[1:])
         else:
-            named = "".join(f", -{f}" for f in flags)
+            named = ", -e<share>" * explore + "".join(f", -{f}" for f in flags)
             raise ValueError(f"{name!r}: {base} takes -<seconds>s, -c<exploration>{named}")
-    return budget, exploration, given
+    return Parts(budget, exploration, share, frozenset(given))

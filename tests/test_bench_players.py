@@ -7,6 +7,7 @@ import pytest
 from bench.players import make
 from engine.ai import SearchPlayer
 from engine.ai.levels import HARD_ENDGAME
+from engine.ai.policy import EXPLORE
 
 
 def _search(name: str) -> SearchPlayer:
@@ -26,6 +27,7 @@ def test_variants_change_only_the_parts_they_name() -> None:
     tree = _search("normal-tree-0.1s")
     assert (tree.budget, tree.endgame, tree.opponents, tree.reading) == (0.1, 0.05, True, None)
     assert _search("normal-policy").opponents is False
+    assert (_search("normal-e0.2").explore, _search("normal").explore) == (0.2, EXPLORE)
     reader = _search("reader-0.1s")  # the name of earlier runs: normal reading its opponents
     assert reader.budget == 0.1 and reader.reading is not None
 
@@ -33,3 +35,5 @@ def test_variants_change_only_the_parts_they_name() -> None:
 def test_a_part_that_means_nothing_is_refused() -> None:
     with pytest.raises(ValueError, match="hard takes"):
         make("hard-fast", seed=1)
+    with pytest.raises(ValueError, match="ismcts takes"):
+        make("ismcts-e0.2", seed=1)  # the anchor's rollouts are its own

@@ -15,6 +15,7 @@ from collections.abc import Hashable
 
 from engine.ai.base import Player
 from engine.ai.heuristic import HeuristicPlayer
+from engine.ai.policy import EXPLORE
 from engine.ai.search import EXPLORATION, SearchPlayer
 from engine.ai.solver import SOLVER_NODES
 from engine.moves import Move
@@ -37,10 +38,11 @@ def player_for(
     reads: bool | None = None,
     opponents: bool | None = None,
     exploration: float = EXPLORATION,
+    explore: float = EXPLORE,
 ) -> Player:
     """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts).
     The rest vary a search level for benchmarks (bench/players.py): ``reads`` (None: as the level does),
-    ``opponents`` and ``exploration`` as ``SearchPlayer`` takes them."""
+    ``opponents``, ``exploration`` and ``explore`` as ``SearchPlayer`` takes them."""
     if level is BotLevel.EASY:
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
     budget = BUDGET[level] * budget_scale
@@ -53,6 +55,7 @@ def player_for(
         reads=hard if reads is None else reads,
         opponents=opponents,
         exploration=exploration,
+        explore=explore,
     )
 
 

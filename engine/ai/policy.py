@@ -90,12 +90,12 @@ def _defence(game: Game, hand: int, trumps: int, moves: list[Move]) -> Move:
     return TAKE
 
 
-def playout(game: Game, random: Callable[[], float]) -> Result:
-    """Play ``game`` to the end with the policy (mutates it); the seat on the clock is drawn at random when
-    several throwers may act."""
+def playout(game: Game, random: Callable[[], float], explore: float = EXPLORE) -> Result:
+    """Play ``game`` to the end with the policy (mutates it), a share ``explore`` of the moves at random; the
+    seat on the clock is drawn at random when several throwers may act."""
     while game.result is None:  # method calls, not bound-method locals: compiled, those are native calls
         seat, moves = game.turn(random)
-        if random() < EXPLORE:
+        if random() < explore:
             game.push(seat, moves[int(random() * len(moves))])
         else:
             game.push(seat, policy_move(game, seat, moves))

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine.ai.heuristic import HeuristicPlayer
-from engine.ai.policy import playout, policy_move, rewards
+from engine.ai.policy import EXPLORE, playout, policy_move, rewards
 from engine.ai.reading import Reading
 from engine.ai.solver import SOLVER_NODES, Endgame
 from engine.ai.worlds import Worlds
@@ -71,7 +71,8 @@ class SearchPlayer:
     the budget) and ``solver_nodes`` positions; if it cannot be solved in them, half the budget is still
     left for the search. ``reads``: it reads the opponents' play (engine.ai.reading). ``opponents``: the
     other seats' decisions in the tree (True), or moved by the policy (False); by default in the tree
-    heads-up only (see the module's docstring). ``exploration``: UCB1's constant (benchmarks vary it)."""
+    heads-up only (see the module's docstring). ``exploration``: UCB1's constant; ``explore``: the share of
+    random moves in its playouts (benchmarks vary both)."""
 
     def __init__(
         self,
@@ -85,9 +86,11 @@ class SearchPlayer:
         reads: bool = False,
         opponents: bool | None = None,
         exploration: float = EXPLORATION,
+        explore: float = EXPLORE,
     ) -> None:
         self.budget = budget
         self.exploration = exploration
+        self.explore = explore
         self.endgame = budget / 2 if endgame is None else endgame
         self.iterations = iterations
         self.rng = random.Random(seed)
@@ -159,7 +162,7 @@ class SearchPlayer:
         me = worlds.knowledge.seat
         root = Node(me)  # the root's own seat: whose decision it is
         rand = worlds.rng.random
-        c = self.exploration
+        c, explore = self.exploration, self.explore
         # The solver, if it tried and gave up, may have spent its whole share: half the budget stays for this.
         deadline = max(start + self.budget, self.clock() + self.budget / 2)
         done = 0
@@ -189,7 +192,7 @@ class SearchPlayer:
                 path.append(node)
                 if fresh:
                     break
-            result = world.result if world.result is not None else playout(world, rand)
+            result = world.result if world.result is not None else playout(world, rand, explore)
             r = rewards(result, world.players)
             for n in path[1:]:
                 n.visits += 1

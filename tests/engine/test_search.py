@@ -118,7 +118,7 @@ def test_every_computer_player_makes_only_legal_moves(table: tuple[Options, int]
         PimcPlayer(rounds=2, seed=seed, solver_nodes=300),
     ]
     g = Game.deal(options, players, rng=rng)
-    for step in range(MAX_STEPS):  # the players may cycle once the talon is seats_out: see the policy test
+    for step in range(MAX_STEPS):  # the players may cycle once the talon is empty: see the policy test
         if g.over:
             break
         seat = rng.choice(g.to_act())
@@ -134,7 +134,7 @@ def test_the_playout_policy_only_makes_legal_moves(table: tuple[Options, int], s
     options, players = table
     rng = random.Random(seed)
     g = Game.deal(options, players, rng=rng)
-    # The policy alone is deterministic and may take cards back and forth for ever once the talon is seats_out
+    # The policy alone is deterministic and may take cards back and forth for ever once the talon is empty
     # (about one game in 20,000); playouts break such cycles with their random moves.
     for _ in range(MAX_STEPS):
         if g.over:
@@ -144,6 +144,30 @@ def test_the_playout_policy_only_makes_legal_moves(table: tuple[Options, int], s
         move = policy_move(g, seat, moves)
         assert move in moves
         g.push(seat, move)
+
+
+def test_the_playouts_random_share_is_what_the_search_asks_for() -> None:
+    """``explore`` 0: a playout is the policy's game, move for move; 1: every move at random, which ends
+    other games (the search's ``explore`` is passed on to its playouts: benchmarks vary it)."""
+    differed = 0
+    for seed in range(20):
+        g = Game.deal(Options(), 2, rng=random.Random(seed))
+        quiet, wild, policy = g.copy(), g.copy(), g.copy()
+        playout(quiet, random.Random(seed).random, 0.0)
+        playout(wild, random.Random(seed).random, 1.0)
+        while policy.result is None:  # heads-up one seat is on the clock: no draw of who acts
+            seat, moves = policy.turn(random.Random(0).random)
+            policy.push(seat, policy_move(policy, seat, moves))
+        assert (quiet.hands, quiet.discard, quiet.result) == (policy.hands, policy.discard, policy.result)
+        differed += (wild.hands, wild.discard) != (policy.hands, policy.discard)
+    assert differed > 10
+    seen = view(a_coverable_attack(), 1)
+    visits = []
+    for share in (0.0, 1.0):
+        player = SearchPlayer(iterations=500, seed=3, explore=share)
+        root, _ = player._search(Worlds(seen, random.Random(3)), list(seen.moves), 0.0, True)
+        visits.append(sorted((m, c.visits) for m, c in root.children.items()))
+    assert visits[0] != visits[1]
 
 
 class TooBig(Exception):
