@@ -4,7 +4,7 @@ information; alpha-beta with a transposition table finds its value.
 Values are what the game is worth to one seat with best play on both sides: 1 escaping, ½ a draw, 0 losing.
 Only the seats on the clock move, as at a table with timers (throwers wait for the defender).
 
-With the talon seats_out a game can cycle (both sides taking cards back and forth); a position that repeats on
+With the talon empty a game can cycle (both sides taking cards back and forth); a position that repeats on
 the line being searched is scored as a draw. A side that wins never needs a cycle (the loser must keep
 taking voluntarily), so this changes no win into a loss.
 """
