@@ -6,11 +6,12 @@ of ``normal``'s time, or ``budget`` / 10 if given) and the outside anchor ismcts
 classic Cowling–Powley–Whitehouse search) at ``normal``'s time.
 
 Variants, for A/B runs, add parts to a name. *normal* and *hard* take ``-<seconds>s`` (another budget; hard's
-endgame time scales with it), ``-c<constant>`` (UCB1's exploration), ``-e<share>`` (the share of random
-moves in the playouts), ``-read`` / ``-noread`` (reading the
-opponents, as *hard* does, or not) and ``-tree`` / ``-policy`` (the other seats' decisions in the tree at
-every table size, or moved by the playout policy: what *normal* was before it searched them heads-up); e.g.
-``hard-noread``, ``normal-tree-0.1s``, ``hard-c0.4``, ``normal-e0.2``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor
+endgame time scales with it), ``-c<constant>`` (UCB1's exploration), ``-o<constant>`` (UCB1's exploration
+at the opponents' decisions only), ``-e<share>`` (the share of random moves in the playouts), ``-read`` /
+``-noread`` (reading the opponents, as *hard* does, or not) and ``-tree`` / ``-policy`` (the other seats'
+decisions in the tree at every table size, or moved by the playout policy: what *normal* was before it
+searched them heads-up); e.g. ``hard-noread``, ``normal-tree-0.1s``, ``hard-c0.4``, ``hard-o1.4``,
+``normal-e0.2``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor
 takes ``-<seconds>s``, ``-c<constant>`` and ``-policy`` (the bot's playout policy instead of random
 rollouts: an experiment), e.g. ``ismcts-1.5s``, ``ismcts-1.5s-c1.0-policy``. Every budget is CPU time of
 the deciding thread, so a busy machine slows a benchmark down without changing its result.
@@ -56,7 +57,7 @@ def make(name: str, seed: int, budget: float | None = None) -> Player:
 def level(name: str, seed: int) -> Player:
     """A variant of *normal* or *hard*: the level's settings, with the parts of ``name`` changed."""
     bot = BotLevel(name.partition("-")[0])
-    parts = _parts(name, BUDGET[bot], EXPLORATION, ("read", "noread", "tree", "policy"), explore=True)
+    parts = _parts(name, BUDGET[bot], EXPLORATION, ("read", "noread", "tree", "policy"), levels=True)
     flags = parts.flags
     return player_for(
         bot,
@@ -66,6 +67,7 @@ def level(name: str, seed: int) -> Player:
         opponents=True if "tree" in flags else False if "policy" in flags else None,
         exploration=parts.exploration,
         explore=parts.explore,
+        opponent_exploration=parts.opponent,
     )
 
 
@@ -84,17 +86,19 @@ class Parts:
     budget: float
     exploration: float
     explore: float
+    opponent: float | None
     flags: frozenset[str]
 
 
 def _parts(
-    name: str, budget: float, exploration: float, flags: tuple[str, ...], *, explore: bool = False
+    name: str, budget: float, exploration: float, flags: tuple[str, ...], *, levels: bool = False
 ) -> Parts:
-    """The budget (``-<seconds>s``), exploration constant (``-c<constant>``), playouts' random share
-    (``-e<share>``, where ``explore``) and flags a name's parts give."""
+    """The budget (``-<seconds>s``), exploration constant (``-c<constant>``), the search levels' exploration
+    at the opponents' decisions (``-o<constant>``) and playouts' random share (``-e<share>``), both where
+    ``levels``, and flags a name's parts give."""
     base, *parts = name.split("-")
     given = set()
-    share = EXPLORE
+    share, opponent = EXPLORE, None
     for part in parts:
         if part in flags:
             given.add(part)
@@ -102,9 +106,11 @@ def _parts(
             budget = float(part[:-1])
         elif part.startswith("c"):
             exploration = float(part[1:])
-        elif explore and part.startswith("e"):
+        elif levels and part.startswith("e"):
             share = float(part[1:])
+        elif levels and part.startswith("o"):
+            opponent = float(part[1:])
         else:
-            named = ", -e<share>" * explore + "".join(f", -{f}" for f in flags)
+            named = ", -o<constant>, -e<share>" * levels + "".join(f", -{f}" for f in flags)
             raise ValueError(f"{name!r}: {base} takes -<seconds>s, -c<exploration>{named}")
-    return Parts(budget, exploration, share, frozenset(given))
+    return Parts(budget, exploration, share, opponent, frozenset(given))

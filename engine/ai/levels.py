@@ -39,10 +39,11 @@ def player_for(
     opponents: bool | None = None,
     exploration: float = EXPLORATION,
     explore: float = EXPLORE,
+    opponent_exploration: float | None = None,
 ) -> Player:
     """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts).
     The rest vary a search level for benchmarks (bench/players.py): ``reads`` (None: as the level does),
-    ``opponents``, ``exploration`` and ``explore`` as ``SearchPlayer`` takes them."""
+    ``opponents``, ``exploration``, ``opponent_exploration`` and ``explore`` as ``SearchPlayer`` takes them."""
     if level is BotLevel.EASY:
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
     budget = BUDGET[level] * budget_scale
@@ -56,6 +57,7 @@ def player_for(
         opponents=opponents,
         exploration=exploration,
         explore=explore,
+        opponent_exploration=opponent_exploration,
     )
 
 

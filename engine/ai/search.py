@@ -71,8 +71,10 @@ class SearchPlayer:
     the budget) and ``solver_nodes`` positions; if it cannot be solved in them, half the budget is still
     left for the search. ``reads``: it reads the opponents' play (engine.ai.reading). ``opponents``: the
     other seats' decisions in the tree (True), or moved by the policy (False); by default in the tree
-    heads-up only (see the module's docstring). ``exploration``: UCB1's constant; ``explore``: the share of
-    random moves in its playouts (benchmarks vary both)."""
+    heads-up only (see the module's docstring). ``exploration``: UCB1's constant at this seat's decisions,
+    ``opponent_exploration`` at the other seats' in the tree (by default the same): a larger one keeps their
+    edges from fitting too closely the hand they cannot see; ``explore``: the share of random moves in its
+    playouts (benchmarks vary all three)."""
 
     def __init__(
         self,
@@ -87,9 +89,11 @@ class SearchPlayer:
         opponents: bool | None = None,
         exploration: float = EXPLORATION,
         explore: float = EXPLORE,
+        opponent_exploration: float | None = None,
     ) -> None:
         self.budget = budget
         self.exploration = exploration
+        self.opponent_exploration = exploration if opponent_exploration is None else opponent_exploration
         self.explore = explore
         self.endgame = budget / 2 if endgame is None else endgame
         self.iterations = iterations
@@ -162,7 +166,7 @@ class SearchPlayer:
         me = worlds.knowledge.seat
         root = Node(me)  # the root's own seat: whose decision it is
         rand = worlds.rng.random
-        c, explore = self.exploration, self.explore
+        c, theirs, explore = self.exploration, self.opponent_exploration, self.explore
         # The solver, if it tried and gave up, may have spent its whole share: half the budget stays for this.
         deadline = max(start + self.budget, self.clock() + self.budget / 2)
         done = 0
@@ -187,7 +191,7 @@ class SearchPlayer:
                         world.push(seat, policy_move(world, seat, legal))
                         continue
                 waited = 0
-                move, node, fresh = select(node, seat, legal, rand, c)
+                move, node, fresh = select(node, seat, legal, rand, c if seat == me else theirs)
                 world.push(seat, move)
                 path.append(node)
                 if fresh:

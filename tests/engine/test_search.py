@@ -422,6 +422,23 @@ def test_the_exploration_constant_spreads_the_visits_over_the_moves() -> None:
     assert len(moves) > 2 and share[5.0] < 0.6 < share[0.0]
 
 
+def test_the_opponents_exploration_constant_is_their_own() -> None:
+    """``opponent_exploration`` spreads the other seat's visits (its edges learn this seat's hand less
+    sharply) and leaves this seat's constant as it was."""
+    seen = view(a_coverable_attack(), 1)
+    moves = list(seen.moves)
+    share = {}
+    for c in (0.0, 5.0):
+        player = SearchPlayer(iterations=3000, seed=3, opponent_exploration=c)
+        assert player.exploration == 0.7
+        root, _ = player._search(Worlds(seen, random.Random(3)), moves, 0.0, True)
+        top = max(root.children.values(), key=lambda n: n.visits)
+        replies = sorted(n.visits for n in top.children.values() if n.seat == 0)
+        assert len(replies) > 2
+        share[c] = replies[-1] / sum(replies)
+    assert share[5.0] < 0.6 < share[0.0]
+
+
 def test_the_pimc_player_solves_endgames_too() -> None:
     """The position of the search player's exact test: the only winning lead is the trump ace."""
     g = position(["6s 6c Ah", "7s 8c"], trump="h")
