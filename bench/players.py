@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from engine.ai import GreedyPlayer, HeuristicPlayer, Player, RandomPlayer, SearchPlayer
 from engine.ai.levels import BUDGET, player_for
 from engine.ai.pimc import PimcPlayer
-from engine.ai.policy import EXPLORE
 from engine.ai.search import EXPLORATION
 from engine.options import BotLevel
 
@@ -85,7 +84,7 @@ def anchor(name: str, seed: int) -> Player:
 class Parts:
     budget: float
     exploration: float
-    explore: float
+    explore: float | None
     opponent: float | None
     flags: frozenset[str]
 
@@ -98,7 +97,8 @@ def _parts(
     ``levels``, and flags a name's parts give."""
     base, *parts = name.split("-")
     given = set()
-    share, opponent = EXPLORE, None
+    share: float | None = None
+    opponent: float | None = None
     for part in parts:
         if part in flags:
             given.add(part)

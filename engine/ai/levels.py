@@ -3,8 +3,9 @@
 easy: the instant heuristic player (no look-ahead) with one decision in twenty at random. normal: the search
 player with 0.5 s of CPU time a move, solving an endgame exactly once every card is accounted for if that
 takes at most a quarter of a second. hard: 1.5 s a move, up to 4 s and 400,000 positions for an endgame
-(most endgames normal gives up on), and it reads the opponents' play (engine.ai.reading). bench/ladder.py
-measures how far apart the levels are.
+(most endgames normal gives up on), a quarter of its playouts' moves at random where normal's are one in
+twelve, and it reads the opponents' play (engine.ai.reading). bench/ladder.py measures how far apart the
+levels are.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ from engine.options import BotLevel
 from engine.views import View
 
 BUDGET = {BotLevel.NORMAL: 0.5, BotLevel.HARD: 1.5}
+# The share of random moves in the search's playouts. hard's is larger: with three times the iterations its
+# tree does more of the looking ahead, and the careful policy's bias costs more than its guidance gives
+# (against the outside anchor at 1.5 s, docs/ai.md: 0.25 scored 8 points more than 0.08 on the same deals).
+PLAYOUT_RANDOM = {BotLevel.NORMAL: EXPLORE, BotLevel.HARD: 0.25}
 HARD_ENDGAME = 4.0  # CPU seconds
 HARD_ENDGAME_NODES = 400_000  # the solver's table may reach twice this: about 340 MB at worst
 # Without slips, easy bots left alone in an endgame can repeat one cycle of bouts for ever (about one game
@@ -38,12 +43,12 @@ def player_for(
     reads: bool | None = None,
     opponents: bool | None = None,
     exploration: float = EXPLORATION,
-    explore: float = EXPLORE,
+    explore: float | None = None,
     opponent_exploration: float | None = None,
 ) -> Player:
     """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts).
-    The rest vary a search level for benchmarks (bench/players.py): ``reads`` (None: as the level does),
-    ``opponents``, ``exploration``, ``opponent_exploration`` and ``explore`` as ``SearchPlayer`` takes them."""
+    The rest vary a search level for benchmarks (bench/players.py): ``reads`` and ``explore`` (None: as the
+    level does), ``opponents``, ``exploration`` and ``opponent_exploration`` as ``SearchPlayer`` takes them."""
     if level is BotLevel.EASY:
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
     budget = BUDGET[level] * budget_scale
@@ -56,7 +61,7 @@ def player_for(
         reads=hard if reads is None else reads,
         opponents=opponents,
         exploration=exploration,
-        explore=explore,
+        explore=PLAYOUT_RANDOM[level] if explore is None else explore,
         opponent_exploration=opponent_exploration,
     )
 
