@@ -65,7 +65,7 @@ def level(name: str, seed: int) -> Player:
         reads=True if "read" in flags else False if "noread" in flags else None,
         opponents=True if "tree" in flags else False if "policy" in flags else None,
         exploration=parts.exploration,
-        explore=parts.explore,
+        playout_random=parts.playout_random,
         opponent_exploration=parts.opponent,
     )
 
@@ -82,9 +82,11 @@ def anchor(name: str, seed: int) -> Player:
 
 @dataclass(frozen=True, slots=True)
 class Parts:
+    """What a variant's name sets; None: as the level does."""
+
     budget: float
     exploration: float
-    explore: float | None
+    playout_random: float | None
     opponent: float | None
     flags: frozenset[str]
 

@@ -26,7 +26,8 @@ from engine.views import View
 BUDGET = {BotLevel.NORMAL: 0.5, BotLevel.HARD: 1.5}
 # The share of random moves in the search's playouts. hard's is larger: with three times the iterations its
 # tree does more of the looking ahead, and the careful policy's bias costs more than its guidance gives
-# (against the outside anchor at 1.5 s, docs/ai.md: 0.25 scored 8 points more than 0.08 on the same deals).
+# (against the outside anchor at 1.5 s on 50 deals, docs/ai.md: 0.25 scored six points more than 0.08, not
+# yet significant).
 PLAYOUT_RANDOM = {BotLevel.NORMAL: EXPLORE, BotLevel.HARD: 0.25}
 HARD_ENDGAME = 4.0  # CPU seconds
 HARD_ENDGAME_NODES = 400_000  # the solver's table may reach twice this: about 340 MB at worst
@@ -43,11 +44,11 @@ def player_for(
     reads: bool | None = None,
     opponents: bool | None = None,
     exploration: float = EXPLORATION,
-    explore: float | None = None,
+    playout_random: float | None = None,
     opponent_exploration: float | None = None,
 ) -> Player:
     """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts).
-    The rest vary a search level for benchmarks (bench/players.py): ``reads`` and ``explore`` (None: as the
+    The rest vary a search level for benchmarks (bench/players.py): ``reads`` and ``playout_random`` (None: as the
     level does), ``opponents``, ``exploration`` and ``opponent_exploration`` as ``SearchPlayer`` takes them."""
     if level is BotLevel.EASY:
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
@@ -61,7 +62,7 @@ def player_for(
         reads=hard if reads is None else reads,
         opponents=opponents,
         exploration=exploration,
-        explore=PLAYOUT_RANDOM[level] if explore is None else explore,
+        playout_random=PLAYOUT_RANDOM[level] if playout_random is None else playout_random,
         opponent_exploration=opponent_exploration,
     )
 

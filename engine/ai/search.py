@@ -73,8 +73,8 @@ class SearchPlayer:
     other seats' decisions in the tree (True), or moved by the policy (False); by default in the tree
     heads-up only (see the module's docstring). ``exploration``: UCB1's constant at this seat's decisions,
     ``opponent_exploration`` at the other seats' in the tree (by default the same): a larger one keeps their
-    edges from fitting too closely the hand they cannot see; ``explore``: the share of random moves in its
-    playouts (benchmarks vary all three)."""
+    edges from fitting too closely the hand they cannot see; ``playout_random``: the share of random moves
+    in its playouts (the levels set it; benchmarks vary all three)."""
 
     def __init__(
         self,
@@ -88,13 +88,13 @@ class SearchPlayer:
         reads: bool = False,
         opponents: bool | None = None,
         exploration: float = EXPLORATION,
-        explore: float = EXPLORE,
+        playout_random: float = EXPLORE,
         opponent_exploration: float | None = None,
     ) -> None:
         self.budget = budget
         self.exploration = exploration
         self.opponent_exploration = exploration if opponent_exploration is None else opponent_exploration
-        self.explore = explore
+        self.playout_random = playout_random
         self.endgame = budget / 2 if endgame is None else endgame
         self.iterations = iterations
         self.rng = random.Random(seed)
@@ -166,7 +166,7 @@ class SearchPlayer:
         me = worlds.knowledge.seat
         root = Node(me)  # the root's own seat: whose decision it is
         rand = worlds.rng.random
-        c, theirs, explore = self.exploration, self.opponent_exploration, self.explore
+        c, theirs, share = self.exploration, self.opponent_exploration, self.playout_random
         # The solver, if it tried and gave up, may have spent its whole share: half the budget stays for this.
         deadline = max(start + self.budget, self.clock() + self.budget / 2)
         done = 0
@@ -196,7 +196,7 @@ class SearchPlayer:
                 path.append(node)
                 if fresh:
                     break
-            result = world.result if world.result is not None else playout(world, rand, explore)
+            result = world.result if world.result is not None else playout(world, rand, share)
             r = rewards(result, world.players)
             for n in path[1:]:
                 n.visits += 1

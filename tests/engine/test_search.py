@@ -147,8 +147,8 @@ def test_the_playout_policy_only_makes_legal_moves(table: tuple[Options, int], s
 
 
 def test_the_playouts_random_share_is_what_the_search_asks_for() -> None:
-    """``explore`` 0: a playout is the policy's game, move for move; 1: every move at random, which ends
-    other games (the search's ``explore`` is passed on to its playouts: benchmarks vary it)."""
+    """A playout's share of random moves 0: it is the policy's game, move for move; 1: every move at random,
+    which ends other games. The search's ``playout_random`` is passed on to its playouts."""
     differed = 0
     for seed in range(20):
         g = Game.deal(Options(), 2, rng=random.Random(seed))
@@ -164,7 +164,7 @@ def test_the_playouts_random_share_is_what_the_search_asks_for() -> None:
     seen = view(a_coverable_attack(), 1)
     visits = []
     for share in (0.0, 1.0):
-        player = SearchPlayer(iterations=500, seed=3, explore=share)
+        player = SearchPlayer(iterations=500, seed=3, playout_random=share)
         root, _ = player._search(Worlds(seen, random.Random(3)), list(seen.moves), 0.0, True)
         visits.append(sorted((m, c.visits) for m, c in root.children.items()))
     assert visits[0] != visits[1]
