@@ -66,7 +66,7 @@ def level(name: str, seed: int) -> Player:
         opponents=True if "tree" in flags else False if "policy" in flags else None,
         exploration=parts.exploration,
         playout_random=parts.playout_random,
-        opponent_exploration=parts.opponent,
+        opponent_exploration=parts.opponent_exploration,
     )
 
 
@@ -87,7 +87,7 @@ class Parts:
     budget: float
     exploration: float
     playout_random: float | None
-    opponent: float | None
+    opponent_exploration: float | None
     flags: frozenset[str]
 
 

@@ -48,8 +48,9 @@ def player_for(
     opponent_exploration: float | None = None,
 ) -> Player:
     """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts).
-    The rest vary a search level for benchmarks (bench/players.py): ``reads`` and ``playout_random`` (None: as the
-    level does), ``opponents``, ``exploration`` and ``opponent_exploration`` as ``SearchPlayer`` takes them."""
+    The rest vary a search level for benchmarks (bench/players.py): ``reads`` and ``playout_random`` (None:
+    as the level does), ``opponents``, ``exploration`` and ``opponent_exploration`` as ``SearchPlayer`` takes
+    them."""
     if level is BotLevel.EASY:
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
     budget = BUDGET[level] * budget_scale

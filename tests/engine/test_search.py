@@ -150,13 +150,14 @@ def test_the_playouts_random_share_is_what_the_search_asks_for() -> None:
     """A playout's share of random moves 0: it is the policy's game, move for move; 1: every move at random,
     which ends other games. The search's ``playout_random`` is passed on to its playouts."""
     differed = 0
+    unused = random.Random(0).random  # heads-up one seat is on the clock: turn() draws no seat
     for seed in range(20):
         g = Game.deal(Options(), 2, rng=random.Random(seed))
         quiet, wild, policy = g.copy(), g.copy(), g.copy()
         playout(quiet, random.Random(seed).random, 0.0)
         playout(wild, random.Random(seed).random, 1.0)
-        while policy.result is None:  # heads-up one seat is on the clock: no draw of who acts
-            seat, moves = policy.turn(random.Random(0).random)
+        while policy.result is None:
+            seat, moves = policy.turn(unused)
             policy.push(seat, policy_move(policy, seat, moves))
         assert (quiet.hands, quiet.discard, quiet.result) == (policy.hands, policy.discard, policy.result)
         differed += (wild.hands, wild.discard) != (policy.hands, policy.discard)
