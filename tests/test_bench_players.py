@@ -6,8 +6,8 @@ import pytest
 
 from bench.players import make
 from engine.ai import SearchPlayer
-from engine.ai.levels import HARD_ENDGAME
-from engine.ai.policy import EXPLORE
+from engine.ai.levels import HARD_ENDGAME, PLAYOUT_RANDOM
+from engine.options import BotLevel
 
 
 def _search(name: str) -> SearchPlayer:
@@ -27,8 +27,8 @@ def test_variants_change_only_the_parts_they_name() -> None:
     tree = _search("normal-tree-0.1s")
     assert (tree.budget, tree.endgame, tree.opponents, tree.reading) == (0.1, 0.05, True, None)
     assert _search("normal-policy").opponents is False
-    shares = (_search("normal-e0.2").playout_random, _search("normal").playout_random, hard.playout_random)
-    assert shares == (0.2, EXPLORE, 0.25)
+    shares = (_search("normal-e0.08").playout_random, _search("normal").playout_random, hard.playout_random)
+    assert shares == (0.08, PLAYOUT_RANDOM[BotLevel.NORMAL], PLAYOUT_RANDOM[BotLevel.HARD])
     sceptic = _search("hard-o1.4")
     assert (sceptic.exploration, sceptic.opponent_exploration, hard.opponent_exploration) == (0.7, 1.4, 0.7)
     reader = _search("reader-0.1s")  # the name of earlier runs: normal reading its opponents
