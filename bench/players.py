@@ -7,11 +7,12 @@ classic Cowling–Powley–Whitehouse search) at ``normal``'s time.
 
 Variants, for A/B runs, add parts to a name. *normal* and *hard* take ``-<seconds>s`` (another budget; hard's
 endgame time scales with it), ``-c<constant>`` (UCB1's exploration), ``-o<constant>`` (UCB1's exploration
-at the opponents' decisions only), ``-e<share>`` (the share of random moves in the playouts), ``-read`` /
-``-noread`` (reading the opponents, as *hard* does, or not) and ``-tree`` / ``-policy`` (the other seats'
-decisions in the tree at every table size, or moved by the playout policy: what *normal* was before it
-searched them heads-up); e.g. ``hard-noread``, ``normal-tree-0.1s``, ``hard-c0.4``, ``hard-o1.4``,
-``normal-e0.2``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor
+at the opponents' decisions only), ``-d<decisions>`` (at most that many of the opponents' decisions on a
+walk down the tree, the later ones moved by the playout policy), ``-e<share>`` (the share of random moves
+in the playouts), ``-read`` / ``-noread`` (reading the opponents, as *hard* does, or not) and ``-tree`` /
+``-policy`` (the other seats' decisions in the tree at every table size, or moved by the playout policy:
+what *normal* was before it searched them heads-up); e.g. ``hard-noread``, ``normal-tree-0.1s``,
+``hard-c0.4``, ``hard-o1.4``, ``hard-d2``, ``normal-e0.2``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor
 takes ``-<seconds>s``, ``-c<constant>`` and ``-policy`` (the bot's playout policy instead of random
 rollouts: an experiment), e.g. ``ismcts-1.5s``, ``ismcts-1.5s-c1.0-policy``. Every budget is CPU time of
 the deciding thread, so a busy machine slows a benchmark down without changing its result.
@@ -67,6 +68,7 @@ def level(name: str, seed: int) -> Player:
         exploration=parts.exploration,
         playout_random=parts.playout_random,
         opponent_exploration=parts.opponent_exploration,
+        opponent_depth=parts.opponent_depth,
     )
 
 
@@ -88,6 +90,7 @@ class Parts:
     exploration: float
     playout_random: float | None
     opponent_exploration: float | None
+    opponent_depth: int | None
     flags: frozenset[str]
 
 
@@ -95,12 +98,14 @@ def _parts(
     name: str, budget: float, exploration: float, flags: tuple[str, ...], *, levels: bool = False
 ) -> Parts:
     """The budget (``-<seconds>s``), exploration constant (``-c<constant>``), the search levels' exploration
-    at the opponents' decisions (``-o<constant>``) and playouts' random share (``-e<share>``), both where
-    ``levels``, and flags a name's parts give."""
+    at the opponents' decisions (``-o<constant>``), how many of those a walk takes into the tree
+    (``-d<decisions>``) and the playouts' random share (``-e<share>``), those three where ``levels``, and
+    flags a name's parts give."""
     base, *parts = name.split("-")
     given = set()
     share: float | None = None
     opponent: float | None = None
+    depth: int | None = None
     for part in parts:
         if part in flags:
             given.add(part)
@@ -112,7 +117,9 @@ def _parts(
             share = float(part[1:])
         elif levels and part.startswith("o"):
             opponent = float(part[1:])
+        elif levels and part.startswith("d"):
+            depth = int(part[1:])
         else:
-            named = ", -o<constant>, -e<share>" * levels + "".join(f", -{f}" for f in flags)
+            named = ", -o<constant>, -d<decisions>, -e<share>" * levels + "".join(f", -{f}" for f in flags)
             raise ValueError(f"{name!r}: {base} takes -<seconds>s, -c<exploration>{named}")
-    return Parts(budget, exploration, share, opponent, frozenset(given))
+    return Parts(budget, exploration, share, opponent, depth, frozenset(given))

@@ -31,6 +31,7 @@ def test_variants_change_only_the_parts_they_name() -> None:
     assert shares == (0.08, PLAYOUT_RANDOM[BotLevel.NORMAL], PLAYOUT_RANDOM[BotLevel.HARD])
     sceptic = _search("hard-o1.4")
     assert (sceptic.exploration, sceptic.opponent_exploration, hard.opponent_exploration) == (0.7, 1.4, 0.7)
+    assert (_search("hard-d2").opponent_depth, hard.opponent_depth, sceptic.opponent_depth) == (2, None, None)
     reader = _search("reader-0.1s")  # the name of earlier runs: normal reading its opponents
     assert reader.budget == 0.1 and reader.reading is not None
 

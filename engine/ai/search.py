@@ -73,8 +73,10 @@ class SearchPlayer:
     other seats' decisions in the tree (True), or moved by the policy (False); by default in the tree
     heads-up only (see the module's docstring). ``exploration``: UCB1's constant at this seat's decisions,
     ``opponent_exploration`` at the other seats' in the tree (by default the same): a larger one keeps their
-    edges from fitting too closely the hand they cannot see; ``playout_random``: the share of random moves
-    in its playouts (the levels set it; benchmarks vary all three)."""
+    edges from fitting too closely the hand they cannot see; ``opponent_depth``: how many of the other seats'
+    decisions a walk down the tree takes at most (by default all), the later ones moved by the policy, which
+    sees the hand the tree's edges cannot; ``playout_random``: the share of random moves in its playouts (the
+    levels set it; benchmarks vary them all)."""
 
     def __init__(
         self,
@@ -90,11 +92,13 @@ class SearchPlayer:
         exploration: float = EXPLORATION,
         playout_random: float = EXPLORE,
         opponent_exploration: float | None = None,
+        opponent_depth: int | None = None,
     ) -> None:
         self.budget = budget
         self.exploration = exploration
         self.opponent_exploration = exploration if opponent_exploration is None else opponent_exploration
         self.playout_random = playout_random
+        self.opponent_depth = opponent_depth
         self.endgame = budget / 2 if endgame is None else endgame
         self.iterations = iterations
         self.rng = random.Random(seed)
@@ -167,6 +171,7 @@ class SearchPlayer:
         root = Node(me)  # the root's own seat: whose decision it is
         rand = worlds.rng.random
         c, theirs, share = self.exploration, self.opponent_exploration, self.playout_random
+        depth = self.opponent_depth
         # The solver, if it tried and gave up, may have spent its whole share: half the budget stays for this.
         deadline = max(start + self.budget, self.clock() + self.budget / 2)
         done = 0
@@ -180,11 +185,13 @@ class SearchPlayer:
             world = worlds.sample()
             node, path = root, [root]
             seat, legal = me, moves
-            waited = 0
+            waited = theirs_taken = 0
             while world.result is None:
                 if len(path) > 1:
                     seat, legal = world.turn(rand)
-                    if seat != me and not tree:
+                    if seat != me:
+                        theirs_taken += 1
+                    if seat != me and (not tree or (depth is not None and theirs_taken > depth)):
                         if waited == WAIT or world.out[me] >= 0:
                             break  # this seat will not act again soon, or ever: a playout finds the result
                         waited += 1

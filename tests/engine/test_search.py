@@ -409,6 +409,25 @@ def test_with_the_policy_for_the_others_the_tree_holds_only_the_seats_own_decisi
         assert seats == ({0, 1} if tree else {1})
 
 
+def test_a_walk_takes_the_other_seats_decisions_into_the_tree_only_as_deep_as_asked() -> None:
+    """``opponent_depth``: at most that many of the other seat's decisions on any path of the tree (the later
+    ones move by the policy), while the seat's own decisions go on growing below them; by default all."""
+    seen = view(a_coverable_attack(), 1)
+
+    def deepest(node: Node) -> tuple[int, int]:
+        """The most decisions of seat 0, and of seat 1, on one path down from ``node``."""
+        below = [deepest(c) for c in node.children.values()] or [(0, 0)]
+        theirs, mine = max(b[0] for b in below), max(b[1] for b in below)
+        return theirs + (node.seat == 0), mine + (node.seat == 1)
+
+    for limit in (1, 2, None):
+        player = SearchPlayer(iterations=3000, seed=3, opponent_depth=limit)
+        root, _ = player._search(Worlds(seen, random.Random(3)), list(seen.moves), 0.0, True)
+        theirs, mine = deepest(root)
+        assert theirs == limit if limit is not None else theirs > 2
+        assert mine - 1 > theirs if limit is not None else mine > 2  # the root counts as one of the seat's
+
+
 def test_the_exploration_constant_spreads_the_visits_over_the_moves() -> None:
     """UCB1's constant decides how much of the budget goes to moves that look worse: with none, the
     iterations pile onto the move that looks best; with a large one, they spread almost evenly."""
