@@ -26,7 +26,7 @@ BUDGET = {BotLevel.NORMAL: 0.5, BotLevel.HARD: 1.5}
 # The share of random moves in the search's playouts, larger than the policy's own one in twelve: the tree
 # does the looking ahead, and past a point the careful policy's bias costs more than its guidance gives.
 # Against the outside anchor (docs/ai.md) 0.25 scored 4.5 points more than 0.08 over 200 games at normal's
-# time and 6 more over 100 at hard's, both paired by deal (neither significant alone; the same sign in both).
+# time and 6.0 more over 200 at hard's, both paired by deal (neither significant alone; the same sign in both).
 PLAYOUT_RANDOM = {BotLevel.NORMAL: 0.25, BotLevel.HARD: 0.25}
 HARD_ENDGAME = 4.0  # CPU seconds
 HARD_ENDGAME_NODES = 400_000  # the solver's table may reach twice this: about 340 MB at worst
