@@ -4,8 +4,7 @@ easy: the instant heuristic player (no look-ahead) with one decision in twenty a
 player with 0.5 s of CPU time a move, solving an endgame exactly once every card is accounted for if that
 takes at most a quarter of a second. hard: 1.5 s a move, up to 4 s and 400,000 positions for an endgame
 (most endgames normal gives up on), and it reads the opponents' play (engine.ai.reading). Both play a
-quarter of their playouts' moves at random. bench/ladder.py measures how far apart the
-levels are.
+quarter of their playouts' moves at random. bench/ladder.py measures how far apart the levels are.
 """
 
 from __future__ import annotations
