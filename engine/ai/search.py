@@ -171,7 +171,8 @@ class SearchPlayer:
         root = Node(me)  # the root's own seat: whose decision it is
         rand = worlds.rng.random
         c, theirs, share = self.exploration, self.opponent_exploration, self.playout_random
-        depth = self.opponent_depth
+        # How many of the other seats' decisions a walk takes into the tree (None: all); open loop, none.
+        limit = self.opponent_depth if tree else 0
         # The solver, if it tried and gave up, may have spent its whole share: half the budget stays for this.
         deadline = max(start + self.budget, self.clock() + self.budget / 2)
         done = 0
@@ -191,12 +192,12 @@ class SearchPlayer:
                     seat, legal = world.turn(rand)
                     if seat != me:
                         theirs_taken += 1
-                    if seat != me and (not tree or (depth is not None and theirs_taken > depth)):
-                        if waited == WAIT or world.out[me] >= 0:
-                            break  # this seat will not act again soon, or ever: a playout finds the result
-                        waited += 1
-                        world.push(seat, policy_move(world, seat, legal))
-                        continue
+                        if limit is not None and theirs_taken > limit:
+                            if waited == WAIT or world.out[me] >= 0:
+                                break  # this seat will not act again soon, or ever: a playout finds the result
+                            waited += 1
+                            world.push(seat, policy_move(world, seat, legal))
+                            continue
                 waited = 0
                 move, node, fresh = select(node, seat, legal, rand, c if seat == me else theirs)
                 world.push(seat, move)
