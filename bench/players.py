@@ -9,7 +9,8 @@ Variants, for A/B runs, add parts to a name. *normal* and *hard* take ``-<second
 endgame time scales with it), ``-c<constant>`` (UCB1's exploration), ``-o<constant>`` (UCB1's exploration
 at the opponents' decisions only), ``-d<decisions>`` (at most that many of the opponents' decisions on a
 walk down the tree, the later ones moved by the playout policy), ``-e<share>`` (the share of random moves
-in the playouts), ``-read`` / ``-noread`` (reading the opponents, as *hard* does, or not) and ``-tree`` /
+in the playouts), ``-m<temperature>`` (those moves drawn by the decision's move averages at that
+temperature, engine.ai.policy.Averages, instead of uniformly), ``-read`` / ``-noread`` (reading the opponents, as *hard* does, or not) and ``-tree`` /
 ``-policy`` (the other seats' decisions in the tree at every table size, or moved by the playout policy:
 what *normal* was before it searched them heads-up); e.g. ``hard-noread``, ``normal-tree-0.1s``,
 ``hard-c0.4``, ``hard-o1.4``, ``hard-d2``, ``normal-e0.2``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor
@@ -69,6 +70,7 @@ def level(name: str, seed: int) -> Player:
         playout_random=parts.playout_random,
         opponent_exploration=parts.opponent_exploration,
         opponent_depth=parts.opponent_depth,
+        averages=parts.averages,
     )
 
 
@@ -91,6 +93,7 @@ class Parts:
     playout_random: float | None
     opponent_exploration: float | None
     opponent_depth: int | None
+    averages: float | None
     flags: frozenset[str]
 
 
@@ -99,13 +102,15 @@ def _parts(
 ) -> Parts:
     """The budget (``-<seconds>s``), exploration constant (``-c<constant>``), the search levels' exploration
     at the opponents' decisions (``-o<constant>``), how many of those a walk takes into the tree
-    (``-d<decisions>``) and the playouts' random share (``-e<share>``), those three where ``levels``, and
+    (``-d<decisions>``), the playouts' random share (``-e<share>``) and how its moves are drawn (``-m<temperature>``:
+    by the decision's move averages), those four where ``levels``, and
     flags a name's parts give."""
     base, *parts = name.split("-")
     given = set()
     share: float | None = None
     opponent: float | None = None
     depth: int | None = None
+    averages: float | None = None
     for part in parts:
         if part in flags:
             given.add(part)
@@ -119,7 +124,10 @@ def _parts(
             opponent = float(part[1:])
         elif levels and part.startswith("d"):
             depth = int(part[1:])
+        elif levels and part.startswith("m"):
+            averages = float(part[1:])
         else:
-            named = ", -o<constant>, -d<decisions>, -e<share>" * levels + "".join(f", -{f}" for f in flags)
+            named = ", -o<constant>, -d<decisions>, -e<share>, -m<temperature>" * levels
+            named += "".join(f", -{f}" for f in flags)
             raise ValueError(f"{name!r}: {base} takes -<seconds>s, -c<exploration>{named}")
-    return Parts(budget, exploration, share, opponent, depth, frozenset(given))
+    return Parts(budget, exploration, share, opponent, depth, averages, frozenset(given))

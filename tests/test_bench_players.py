@@ -32,6 +32,8 @@ def test_variants_change_only_the_parts_they_name() -> None:
     sceptic = _search("hard-o1.4")
     assert (sceptic.exploration, sceptic.opponent_exploration, hard.opponent_exploration) == (0.7, 1.4, 0.7)
     assert (_search("hard-d2").opponent_depth, hard.opponent_depth, sceptic.opponent_depth) == (2, None, None)
+    learner = _search("hard-m0.1")
+    assert (learner.averages, hard.averages, learner.playout_random) == (0.1, None, hard.playout_random)
     reader = _search("reader-0.1s")  # the name of earlier runs: normal reading its opponents
     assert reader.budget == 0.1 and reader.reading is not None
 
@@ -41,3 +43,5 @@ def test_a_part_that_means_nothing_is_refused() -> None:
         make("hard-fast", seed=1)
     with pytest.raises(ValueError, match="ismcts takes"):
         make("ismcts-e0.2", seed=1)  # the anchor's rollouts are its own
+    with pytest.raises(ValueError, match="ismcts takes"):
+        make("ismcts-m0.1", seed=1)

@@ -45,11 +45,12 @@ def player_for(
     playout_random: float | None = None,
     opponent_exploration: float | None = None,
     opponent_depth: int | None = None,
+    averages: float | None = None,
 ) -> Player:
     """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts).
     The rest vary a search level for benchmarks (bench/players.py): ``reads`` and ``playout_random`` (None:
-    as the level does), ``opponents``, ``exploration``, ``opponent_exploration`` and ``opponent_depth`` as
-    ``SearchPlayer`` takes them."""
+    as the level does), ``opponents``, ``exploration``, ``opponent_exploration``, ``opponent_depth`` and
+    ``averages`` as ``SearchPlayer`` takes them."""
     if level is BotLevel.EASY:
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
     budget = BUDGET[level] * budget_scale
@@ -65,6 +66,7 @@ def player_for(
         playout_random=PLAYOUT_RANDOM[level] if playout_random is None else playout_random,
         opponent_exploration=opponent_exploration,
         opponent_depth=opponent_depth,
+        averages=averages,
     )
 
 

@@ -8,6 +8,7 @@ then a random legal move, so playouts do not all follow one line.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Final
 
@@ -90,13 +91,67 @@ def _defence(game: Game, hand: int, trumps: int, moves: list[Move]) -> Move:
     return TAKE
 
 
-def playout(game: Game, random: Callable[[], float], explore: float = EXPLORE) -> Result:
-    """Play ``game`` to the end with the policy (mutates it), a share ``explore`` of the moves at random; the
-    seat on the clock is drawn at random when several throwers may act."""
+class Averages:
+    """Move averages over one decision's iterations (MAST: Finnsson & Björnsson 2008; in information-set
+    search, Powley, Whitehouse & Cowling 2014): what every (seat, move) pair played anywhere in an iteration,
+    in the tree or the playout, scored for that seat on average. A playout's exploratory moves are then drawn
+    by a Gibbs distribution over them (``temperature``) instead of uniformly: unlike the policy, which plays
+    the same line in a world however long the search runs, they learn, so the playouts get better as the
+    search goes on. A move not yet played counts as a sure win (tried before it is judged)."""
+
+    __slots__ = ("played", "scores", "temperature")
+
+    def __init__(self, temperature: float) -> None:
+        self.temperature = temperature
+        # Per key, packed in one int for speed: the times played, plus twice the rewards won above bit 32.
+        self.scores: dict[int, int] = {}
+        self.played: list[int] = []  # this iteration's (seat, move) keys: seat | move << 3
+
+    def note(self, seat: int, move: Move) -> None:
+        self.played.append(seat | move << 3)
+
+    def credit(self, rewards: list[float]) -> None:
+        """The iteration is over: each pair it played scores the reward of its seat."""
+        scores = self.scores
+        won = [1 + (int(2 * r) << 32) for r in rewards]
+        for key in self.played:
+            scores[key] = scores.get(key, 0) + won[key & 7]
+        self.played.clear()
+
+    def choose(self, seat: int, moves: list[Move], random: Callable[[], float]) -> Move:
+        scores, t = self.scores, 2.0 * self.temperature
+        weights: list[float] = []
+        total = 0.0
+        for m in moves:
+            v = scores.get(seat | m << 3, 0)
+            n = v & 0xFFFFFFFF
+            w = math.exp(((v >> 32) / n - 2.0) / t) if n else 1.0
+            weights.append(w)
+            total += w
+        x = random() * total
+        for i, w in enumerate(weights):
+            x -= w
+            if x < 0.0:
+                return moves[i]
+        return moves[-1]
+
+
+def playout(
+    game: Game, random: Callable[[], float], explore: float = EXPLORE, averages: Averages | None = None
+) -> Result:
+    """Play ``game`` to the end with the policy (mutates it), a share ``explore`` of the moves at random
+    (drawn by the ``averages`` if given, which note every move played); the seat on the clock is drawn at
+    random when several throwers may act."""
     while game.result is None:  # method calls, not bound-method locals: compiled, those are native calls
         seat, moves = game.turn(random)
         if random() < explore:
-            game.push(seat, moves[int(random() * len(moves))])
+            if averages is None:
+                move = moves[int(random() * len(moves))]
+            else:
+                move = averages.choose(seat, moves, random)
         else:
-            game.push(seat, policy_move(game, seat, moves))
+            move = policy_move(game, seat, moves)
+        if averages is not None:
+            averages.note(seat, move)
+        game.push(seat, move)
     return game.result

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine.ai.heuristic import HeuristicPlayer
-from engine.ai.policy import EXPLORE, playout, policy_move, rewards
+from engine.ai.policy import EXPLORE, Averages, playout, policy_move, rewards
 from engine.ai.reading import Reading
 from engine.ai.solver import SOLVER_NODES, Endgame
 from engine.ai.worlds import Worlds
@@ -76,7 +76,8 @@ class SearchPlayer:
     edges from fitting too closely the hand they cannot see; ``opponent_depth``: how many of the other seats'
     decisions a walk down the tree takes at most (by default all), the later ones moved by the policy, which
     sees the hand the tree's edges cannot; ``playout_random``: the share of random moves in its playouts (the
-    levels set it; benchmarks vary them all)."""
+    levels set it); ``averages``: if given, those moves are drawn not uniformly but by the decision's move
+    averages at this temperature (engine.ai.policy.Averages); benchmarks vary them all."""
 
     def __init__(
         self,
@@ -93,12 +94,14 @@ class SearchPlayer:
         playout_random: float = EXPLORE,
         opponent_exploration: float | None = None,
         opponent_depth: int | None = None,
+        averages: float | None = None,
     ) -> None:
         self.budget = budget
         self.exploration = exploration
         self.opponent_exploration = exploration if opponent_exploration is None else opponent_exploration
         self.playout_random = playout_random
         self.opponent_depth = opponent_depth
+        self.averages = averages
         self.endgame = budget / 2 if endgame is None else endgame
         self.iterations = iterations
         self.rng = random.Random(seed)
@@ -175,6 +178,7 @@ class SearchPlayer:
         limit = self.opponent_depth if tree else 0
         # The solver, if it tried and gave up, may have spent its whole share: half the budget stays for this.
         deadline = max(start + self.budget, self.clock() + self.budget / 2)
+        averages = Averages(self.averages) if self.averages is not None else None
         done = 0
         while True:
             if self.iterations is not None:
@@ -196,16 +200,23 @@ class SearchPlayer:
                             if waited == WAIT or world.out[me] >= 0:
                                 break  # this seat will not act again soon, or ever: a playout finds the result
                             waited += 1
-                            world.push(seat, policy_move(world, seat, legal))
+                            move = policy_move(world, seat, legal)
+                            if averages is not None:
+                                averages.note(seat, move)
+                            world.push(seat, move)
                             continue
                 waited = 0
                 move, node, fresh = select(node, seat, legal, rand, c if seat == me else theirs)
+                if averages is not None:
+                    averages.note(seat, move)
                 world.push(seat, move)
                 path.append(node)
                 if fresh:
                     break
-            result = world.result if world.result is not None else playout(world, rand, share)
+            result = world.result if world.result is not None else playout(world, rand, share, averages)
             r = rewards(result, world.players)
+            if averages is not None:
+                averages.credit(r)
             for n in path[1:]:
                 n.visits += 1
                 n.total += r[n.seat]

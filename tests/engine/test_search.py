@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from engine import Game, Options, Result, Variant
 from engine.ai import GreedyPlayer, HeuristicPlayer, Player, RandomPlayer, SearchPlayer, player_for
 from engine.ai.pimc import PimcPlayer
-from engine.ai.policy import playout, policy_move, rewards
+from engine.ai.policy import Averages, playout, policy_move, rewards
 from engine.ai.search import SEAT_BITS, Node
 from engine.ai.solver import DRAW, OutOfBudget, Solver, position_key
 from engine.ai.worlds import Knowledge, Worlds
@@ -166,6 +166,54 @@ def test_the_playouts_random_share_is_what_the_search_asks_for() -> None:
     visits = []
     for share in (0.0, 1.0):
         player = SearchPlayer(iterations=500, seed=3, playout_random=share)
+        root, _ = player._search(Worlds(seen, random.Random(3)), list(seen.moves), 0.0, True)
+        visits.append(sorted((m, c.visits) for m, c in root.children.items()))
+    assert visits[0] != visits[1]
+
+
+def test_move_averages_learn_which_moves_won_and_draw_the_exploratory_moves_by_them() -> None:
+    """``Averages``: each (seat, move) an iteration played scores its seat's reward; exploratory moves are
+    then drawn by a Gibbs distribution over those averages: sharply at a low temperature, almost evenly at a
+    high one, and a move never played first (it counts as a sure win until it has been tried)."""
+    win, loss, fresh = parse_move("l6s"), parse_move("l7s"), parse_move("l8s")
+    for temperature, lo, hi in ((0.1, 0.95, 1.0), (100.0, 0.4, 0.6)):
+        averages = Averages(temperature)
+        for _ in range(30):
+            averages.note(0, win)
+            averages.credit([1.0, 0.0])
+            averages.note(0, loss)
+            averages.note(1, loss)  # the same move by seat 1, which won these iterations
+            averages.credit([0.0, 1.0])
+        assert averages.played == []
+        rng = random.Random(5)
+        picks = [averages.choose(0, [win, loss], rng.random) for _ in range(2000)]
+        assert lo <= picks.count(win) / len(picks) <= hi
+        untried = [averages.choose(0, [loss, fresh], rng.random) for _ in range(2000)]
+        assert lo <= untried.count(fresh) / len(untried) <= hi
+    # Per seat: played 30 times each, seat 0's ``loss`` never won, seat 1's always (twice the rewards above bit 32).
+    assert averages.scores[loss << 3] == 30 and averages.scores[1 | loss << 3] == 30 + (60 << 32)
+
+
+def test_a_playout_with_move_averages_notes_every_move_it_plays() -> None:
+    """The notes of a playout replay it move for move; the search with averages explores otherwise than
+    uniformly, and only its exploratory moves change (at a share of 0 it is the policy's game)."""
+    for seed in range(10):
+        g = Game.deal(Options(), 2, rng=random.Random(seed))
+        averages = Averages(0.1)
+        played = g.copy()
+        playout(played, random.Random(seed).random, 0.5, averages)
+        replay = g.copy()
+        for key in averages.played:
+            replay.push(key & 7, key >> 3)
+        assert (replay.hands, replay.discard, replay.result) == (played.hands, played.discard, played.result)
+        quiet, policy = g.copy(), g.copy()
+        playout(quiet, random.Random(seed).random, 0.0, Averages(0.1))
+        playout(policy, random.Random(seed).random, 0.0)
+        assert (quiet.hands, quiet.discard, quiet.result) == (policy.hands, policy.discard, policy.result)
+    seen = view(a_coverable_attack(), 1)
+    visits = []
+    for averages_at in (None, 0.1):
+        player = SearchPlayer(iterations=500, seed=3, playout_random=0.5, averages=averages_at)
         root, _ = player._search(Worlds(seen, random.Random(3)), list(seen.moves), 0.0, True)
         visits.append(sorted((m, c.visits) for m, c in root.children.items()))
     assert visits[0] != visits[1]
