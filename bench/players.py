@@ -10,7 +10,9 @@ endgame time scales with it), ``-c<constant>`` (UCB1's exploration), ``-o<consta
 at the opponents' decisions only), ``-d<decisions>`` (at most that many of the opponents' decisions on a
 walk down the tree, the later ones moved by the playout policy), ``-e<share>`` (the share of random moves
 in the playouts), ``-m<temperature>`` (those moves drawn by the decision's move averages at that
-temperature, engine.ai.policy.Averages, instead of uniformly), ``-read`` / ``-noread`` (reading the opponents, as *hard* does, or not) and ``-tree`` /
+temperature, engine.ai.policy.Averages, instead of uniformly), ``-w<cards>`` (heads-up, with at most that
+many unseen cards left in the talon, solve every world exactly and play the best move on average),
+``-read`` / ``-noread`` (reading the opponents, as *hard* does, or not) and ``-tree`` /
 ``-policy`` (the other seats' decisions in the tree at every table size, or moved by the playout policy:
 what *normal* was before it searched them heads-up); e.g. ``hard-noread``, ``normal-tree-0.1s``,
 ``hard-c0.4``, ``hard-o1.4``, ``hard-d2``, ``normal-e0.2``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor
@@ -71,6 +73,7 @@ def level(name: str, seed: int) -> Player:
         opponent_exploration=parts.opponent_exploration,
         opponent_depth=parts.opponent_depth,
         averages=parts.averages,
+        talon_worlds=parts.talon_worlds,
     )
 
 
@@ -94,6 +97,7 @@ class Parts:
     opponent_exploration: float | None
     opponent_depth: int | None
     averages: float | None
+    talon_worlds: int
     flags: frozenset[str]
 
 
@@ -103,7 +107,8 @@ def _parts(
     """The budget (``-<seconds>s``), exploration constant (``-c<constant>``), the search levels' exploration
     at the opponents' decisions (``-o<constant>``), how many of those a walk takes into the tree
     (``-d<decisions>``), the playouts' random share (``-e<share>``) and how its moves are drawn (``-m<temperature>``:
-    by the decision's move averages), those four where ``levels``, and
+    by the decision's move averages) and how many unseen talon cards are solved over every world (``-w<cards>``),
+    those five where ``levels``, and
     flags a name's parts give."""
     base, *parts = name.split("-")
     given = set()
@@ -111,6 +116,7 @@ def _parts(
     opponent: float | None = None
     depth: int | None = None
     averages: float | None = None
+    talon_worlds = 0
     for part in parts:
         if part in flags:
             given.add(part)
@@ -126,8 +132,10 @@ def _parts(
             depth = int(part[1:])
         elif levels and part.startswith("m"):
             averages = float(part[1:])
+        elif levels and part.startswith("w"):
+            talon_worlds = int(part[1:])
         else:
-            named = ", -o<constant>, -d<decisions>, -e<share>, -m<temperature>" * levels
+            named = ", -o<constant>, -d<decisions>, -e<share>, -m<temperature>, -w<cards>" * levels
             named += "".join(f", -{f}" for f in flags)
             raise ValueError(f"{name!r}: {base} takes -<seconds>s, -c<exploration>{named}")
-    return Parts(budget, exploration, share, opponent, depth, averages, frozenset(given))
+    return Parts(budget, exploration, share, opponent, depth, averages, talon_worlds, frozenset(given))

@@ -34,6 +34,7 @@ def test_variants_change_only_the_parts_they_name() -> None:
     assert (_search("hard-d2").opponent_depth, hard.opponent_depth, sceptic.opponent_depth) == (2, None, None)
     learner = _search("hard-m0.1")
     assert (learner.averages, hard.averages, learner.playout_random) == (0.1, None, hard.playout_random)
+    assert (_search("hard-w1").talon_worlds, hard.talon_worlds) == (1, 0)
     reader = _search("reader-0.1s")  # the name of earlier runs: normal reading its opponents
     assert reader.budget == 0.1 and reader.reading is not None
 

@@ -77,7 +77,9 @@ class SearchPlayer:
     decisions a walk down the tree takes at most (by default all), the later ones moved by the policy, which
     sees the hand the tree's edges cannot; ``playout_random``: the share of random moves in its playouts (the
     levels set it); ``averages``: if given, those moves are drawn not uniformly but by the decision's move
-    averages at this temperature (engine.ai.policy.Averages); benchmarks vary them all."""
+    averages at this temperature (engine.ai.policy.Averages); ``talon_worlds``: heads-up, with at most this
+    many unseen cards left in the talon, the move best on average over every world, each solved exactly,
+    if that takes at most half the budget (engine.ai.solver.Endgame.likely); benchmarks vary them all."""
 
     def __init__(
         self,
@@ -95,6 +97,7 @@ class SearchPlayer:
         opponent_exploration: float | None = None,
         opponent_depth: int | None = None,
         averages: float | None = None,
+        talon_worlds: int = 0,
     ) -> None:
         self.budget = budget
         self.exploration = exploration
@@ -102,6 +105,7 @@ class SearchPlayer:
         self.playout_random = playout_random
         self.opponent_depth = opponent_depth
         self.averages = averages
+        self.talon_worlds = talon_worlds
         self.endgame = budget / 2 if endgame is None else endgame
         self.iterations = iterations
         self.rng = random.Random(seed)
@@ -130,6 +134,9 @@ class SearchPlayer:
         worlds = Worlds(view, random.Random(self.rng.getrandbits(64)), doubts)
         deadline = None if self.iterations is not None else start + self.endgame
         good = self._endgame.best(worlds, moves, deadline)
+        if good is None and self.talon_worlds:
+            deadline = None if self.iterations is not None else start + self.budget / 2
+            good = self._endgame.likely(worlds, moves, deadline, self.talon_worlds)
         if good is not None:
             if len(good) == 1:
                 return self._decided(good[0], "solved", 0, start)

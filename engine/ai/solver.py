@@ -144,15 +144,32 @@ class Endgame:
         not a solvable endgame or needs more than the solver's nodes or time."""
         if not worlds.knowledge.determined:
             return None
-        world = worlds.sample()
-        if sides(world) != 2:
-            return None
-        seat = worlds.knowledge.seat
+        return self._best([(worlds.sample(), 1.0)], worlds.knowledge.seat, moves, deadline)
+
+    def likely(
+        self, worlds: Worlds, moves: list[Move], deadline: float | None, most: int
+    ) -> list[Move] | None:
+        """Heads-up, with at most ``most`` unseen cards left in the talon: the moves best on average over
+        every world (``Worlds.every``), each solved exactly as if its cards were seen, or None as ``best``.
+        Each world is solved with both sides seeing every card, which they will not until those talon cards
+        are drawn: exact from then on, an approximation (perfect-information Monte Carlo's) until then."""
+        dealt = worlds.every(most)
+        return None if dealt is None else self._best(dealt, worlds.knowledge.seat, moves, deadline)
+
+    def _best(
+        self, dealt: list[tuple[Game, float]], seat: int, moves: list[Move], deadline: float | None
+    ) -> list[Move] | None:
         if self._solver is None or self._solver.seat != seat:
             self._solver = Solver(seat, self.nodes, self.clock)
-        try:
-            values = self._solver.values(world, moves, deadline)
-        except OutOfBudget:
-            return None
-        top = max(values.values())
-        return [m for m in moves if values[m] == top]
+        totals = dict.fromkeys(moves, 0.0)
+        for world, weight in dealt:
+            if sides(world) != 2:
+                return None
+            try:
+                values = self._solver.values(world, moves, deadline)
+            except OutOfBudget:
+                return None
+            for m in moves:
+                totals[m] += weight * values[m]
+        top = max(totals.values())
+        return [m for m in moves if totals[m] >= top - 1e-9]

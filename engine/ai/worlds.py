@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from itertools import permutations
 
 from engine.cards import DECK_MASK, cards_of, mask_of
 from engine.compiled_rules import rules_for
@@ -89,11 +90,38 @@ class Worlds:
 
     def deal(self) -> Game:
         """One world exactly as the view shows it: the unseen cards shuffled into the hidden places."""
-        k = self.knowledge
         cards = self._unseen
         self.rng.shuffle(cards)
         if self._doubts:
             cards = self._weighed(cards)
+        return self.dealt(cards)
+
+    def every(self, most: int) -> list[tuple[Game, float]] | None:
+        """Heads-up, with at most ``most`` unseen cards in the talon: every world, settled as ``sample``
+        leaves it, with its weight (they sum to 1): the opponent holds the unseen cards the talon does not,
+        so a world is which of them lie in the talon and in what order. With doubts (``Worlds``), a world
+        weighs what dealing the opponent its hand weighs, the product of its cards' weights (drawing without
+        replacement makes that approximate). None where there are more places or more cards than that."""
+        k = self.knowledge
+        if len(k.slots) != 2 or not 0 < k.talon_slots <= most:
+            return None
+        doubted = self._doubts.get(1 - k.seat, {})
+        found: list[tuple[Game, float]] = []
+        for talon in permutations(self._unseen, k.talon_slots):
+            hand = [c for c in self._unseen if c not in talon]
+            weight = 1.0
+            for c in talon:
+                weight /= doubted.get(c, 1.0)  # the hand's product, up to the factor all worlds share
+            g = self.dealt(hand + list(talon))
+            g.settle()
+            found.append((g, weight))
+        total = sum(w for _, w in found)
+        return [(g, w / total) for g, w in found]
+
+    def dealt(self, cards: list[int]) -> Game:
+        """The world that deals ``cards``, an order of the unseen cards, into the hidden places: each seat's
+        unseen slots in seat order, then the talon, the last card drawn first."""
+        k = self.knowledge
         g = self._template.copy()
         hands = list(k.known)
         at = 0

@@ -4,6 +4,7 @@ moves only, exact endgames that agree with brute force, determinism under a seed
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -14,7 +15,7 @@ from engine.ai import GreedyPlayer, HeuristicPlayer, Player, RandomPlayer, Searc
 from engine.ai.pimc import PimcPlayer
 from engine.ai.policy import Averages, playout, policy_move, rewards
 from engine.ai.search import SEAT_BITS, Node
-from engine.ai.solver import DRAW, OutOfBudget, Solver, position_key
+from engine.ai.solver import DRAW, SOLVER_NODES, Endgame, OutOfBudget, Solver, position_key
 from engine.ai.worlds import Knowledge, Worlds
 from engine.cards import DECK_MASK, cards_of, lowest, mask_of
 from engine.moves import PASS, TAKE, lead_of, parse_move
@@ -294,6 +295,67 @@ def test_the_endgame_solver_agrees_with_brute_force(options: Options) -> None:
         assert Solver(seat).values(h, moves) == exact
         assert Solver(1 - seat).value(h.copy()) == other
         checked += 1
+
+
+def test_with_few_unseen_cards_in_the_talon_every_world_is_dealt_once_and_solved_on_average() -> None:
+    """``Worlds.every``: heads-up, with one or two unseen cards above the face-up trump, every way of placing
+    the unseen cards, the real one among them, each once, equally likely; ``Endgame.likely`` plays the moves
+    whose exact values, averaged over those worlds, are best (checked against brute force)."""
+    rng = random.Random(8)
+    checked = 0
+    while checked < 60:
+        deck = list(cards_of(DECK_MASK[36]))
+        rng.shuffle(deck)
+        a, b, t = rng.randint(1, 3), rng.randint(1, 3), rng.randint(2, 3)
+        g = Game.setup(Options(), [deck[:a], deck[a : a + b]], deck[a + b : a + b + t], lead=rng.randrange(2))
+        seat = g.to_act()[0]
+        seen = view(g, seat)
+        moves = list(seen.moves)
+        worlds = Worlds(seen, random.Random(1))
+        assert worlds.every(t - 2) is None
+        dealt = worlds.every(2)
+        assert dealt is not None
+        unseen = hidden(g, seat).bit_count()
+        assert len(dealt) == (unseen if t == 2 else unseen * (unseen - 1))
+        places = {(tuple(w.hands), tuple(w.talon)) for w, _ in dealt}
+        assert len(places) == len(dealt) and (tuple(g.hands), tuple(g.talon)) in places
+        assert all(w.hands[seat] == g.hands[seat] and w.talon[0] == g.talon[0] for w, _ in dealt)
+        assert sum(weight for _, weight in dealt) == pytest.approx(1.0)
+        assert max(w for _, w in dealt) == pytest.approx(min(w for _, w in dealt))
+        try:
+            exact = {
+                m: sum(weight * brute_force(pushed(w, seat, m), seat, [20_000]) for w, weight in dealt)
+                for m in moves
+            }
+        except TooBig:
+            continue
+        best = Endgame(SOLVER_NODES, time.thread_time).likely(worlds, moves, None, 2)
+        assert best is not None
+        assert set(best) == {m for m in moves if exact[m] >= max(exact.values()) - 1e-9}
+        checked += 1
+
+
+def test_a_doubted_card_is_likelier_in_the_talon_and_more_places_are_not_dealt_out() -> None:
+    g = position(["6s 7s 9d", "8c Jd Qd"], "Ac Kc Qc", trump="c")  # Qc face up: seat 0 cannot place Ac, Kc
+    seen = view(g, 0)
+    dealt = Worlds(seen, random.Random(1), {1: {cards("Jd")[0]: 0.5}}).every(2)
+    assert dealt is not None
+    weights = {(w.talon[1], w.talon[2]): weight for w, weight in dealt}
+    jack, queen, ace = cards("Jd Qd Ac")
+    assert weights[(jack, ace)] == pytest.approx(
+        2 * weights[(queen, ace)]
+    )  # Jd in the talon: not in the hand
+    three = position(["6s 7s", "8c Jd", "9c Td"], "Ac Kc", trump="c")
+    assert Worlds(view(three, 0), random.Random(1)).every(2) is None
+
+
+def test_the_search_solves_over_every_world_only_when_asked_and_only_for_so_many_talon_cards() -> None:
+    one = position(["6s 7s 9d Jh", "8c Jd Qd Th"], "Ac Kc", trump="c")  # Kc face up, Ac unseen by both
+    two = position(["6s 7s 9d Jh", "8c Jd Qd Th"], "Qc Ac Kc", trump="c")
+    for g, worlds, solved in ((one, 0, False), (one, 1, True), (two, 1, False), (two, 2, True)):
+        player = SearchPlayer(iterations=50, seed=1, talon_worlds=worlds)
+        player.choose(view(g, 0))
+        assert (player.remembered() > 0) is solved  # the solver's table holds the worlds' positions
 
 
 def pushed(g: Game, seat: int, move: int) -> Game:
