@@ -117,6 +117,7 @@ def test_every_computer_player_makes_only_legal_moves(table: tuple[Options, int]
         HeuristicPlayer(),
         SearchPlayer(iterations=8, seed=seed, solver_nodes=300),
         PimcPlayer(rounds=2, seed=seed, solver_nodes=300),
+        SearchPlayer(iterations=8, seed=seed, solver_nodes=300, averages=0.1, talon_worlds=1),
     ]
     g = Game.deal(options, players, rng=rng)
     for step in range(MAX_STEPS):  # the players may cycle once the talon is empty: see the policy test
