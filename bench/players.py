@@ -106,10 +106,9 @@ def _parts(
 ) -> Parts:
     """The budget (``-<seconds>s``), exploration constant (``-c<constant>``), the search levels' exploration
     at the opponents' decisions (``-o<constant>``), how many of those a walk takes into the tree
-    (``-d<decisions>``), the playouts' random share (``-e<share>``) and how its moves are drawn (``-m<temperature>``:
-    by the decision's move averages) and how many unseen talon cards are solved over every world (``-w<cards>``),
-    those five where ``levels``, and
-    flags a name's parts give."""
+    (``-d<decisions>``), the playouts' random share (``-e<share>``), the temperature at which the decision's
+    move averages draw those moves (``-m<temperature>``) and up to how many unseen talon cards every world is
+    solved (``-w<cards>``), those five where ``levels``, and flags a name's parts give."""
     base, *parts = name.split("-")
     given = set()
     share: float | None = None
