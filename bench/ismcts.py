@@ -22,8 +22,8 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from engine.ai.policy import playout, rewards
-from engine.ai.search import SEAT_BITS, Node, select
+from engine.ai.policy import SEAT_BITS, playout, rewards
+from engine.ai.search import Node, select
 from engine.ai.worlds import Worlds
 from engine.moves import Move
 from engine.views import View

@@ -30,6 +30,10 @@ from engine.moves import (
 
 TRUMP_PREMIUM: Final = 13  # a trump outranks every plain card
 EXPLORE: Final = 0.08  # share of random moves in playouts
+# A (seat, move) pair packed into one int, ``seat | move << SEAT_BITS`` (seats are below 8): the search tree's
+# edge keys and the move averages' keys.
+SEAT_BITS: Final = 3
+SEAT_MASK: Final = (1 << SEAT_BITS) - 1
 _HIGH_TRUMP: Final = 10  # queens and up: covering with them early costs more than taking
 _JACK: Final = 9
 
@@ -105,17 +109,17 @@ class Averages:
         self.temperature = temperature
         # Per key, packed in one int for speed: the times played, plus twice the rewards won above bit 32.
         self.scores: dict[int, int] = {}
-        self.played: list[int] = []  # this iteration's (seat, move) keys: seat | move << 3
+        self.played: list[int] = []  # this iteration's (seat, move) keys, see SEAT_BITS
 
     def note(self, seat: int, move: Move) -> None:
-        self.played.append(seat | move << 3)
+        self.played.append(seat | move << SEAT_BITS)
 
     def credit(self, rewards: list[float]) -> None:
         """The iteration is over: each pair it played scores the reward of its seat."""
         scores = self.scores
         won = [1 + (int(2 * r) << 32) for r in rewards]
         for key in self.played:
-            scores[key] = scores.get(key, 0) + won[key & 7]
+            scores[key] = scores.get(key, 0) + won[key & SEAT_MASK]
         self.played.clear()
 
     def choose(self, seat: int, moves: list[Move], random: Callable[[], float]) -> Move:
@@ -123,7 +127,7 @@ class Averages:
         weights: list[float] = []
         total = 0.0
         for m in moves:
-            v = scores.get(seat | m << 3, 0)
+            v = scores.get(seat | m << SEAT_BITS, 0)
             n = v & 0xFFFFFFFF
             w = math.exp(((v >> 32) / n - 2.0) / t) if n else 1.0
             weights.append(w)

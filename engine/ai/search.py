@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine.ai.heuristic import HeuristicPlayer
-from engine.ai.policy import EXPLORE, Averages, playout, policy_move, rewards
+from engine.ai.policy import EXPLORE, SEAT_BITS, Averages, playout, policy_move, rewards
 from engine.ai.reading import Reading
 from engine.ai.solver import SOLVER_NODES, Endgame
 from engine.ai.worlds import Worlds
@@ -34,9 +34,6 @@ from engine.views import View
 
 EXPLORATION: Final = 0.7
 TIE: Final = 1.0  # standard errors within which two moves' means count as a tie (see SearchPlayer._pick)
-SEAT_BITS: Final = (
-    3  # an edge's key packs (seat, move) into one int: ``seat | move << SEAT_BITS`` (seats are below 8)
-)
 # Moves of the other seats in a row after which a walk down the tree gives way to a playout. Those seats move
 # by the policy without its random moves in the tree, and at a table of three or more they can pass cards
 # round for ever (each takes what the one before leads) while this seat never acts again: no waiting.

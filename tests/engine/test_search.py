@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from engine import Game, Options, Result, Variant
 from engine.ai import GreedyPlayer, HeuristicPlayer, Player, RandomPlayer, SearchPlayer, player_for
 from engine.ai.pimc import PimcPlayer
-from engine.ai.policy import Averages, playout, policy_move, rewards
-from engine.ai.search import SEAT_BITS, Node
+from engine.ai.policy import SEAT_BITS, Averages, playout, policy_move, rewards
+from engine.ai.search import Node
 from engine.ai.solver import DRAW, SOLVER_NODES, Endgame, OutOfBudget, Solver, position_key
 from engine.ai.worlds import Knowledge, Worlds
 from engine.cards import DECK_MASK, cards_of, lowest, mask_of
