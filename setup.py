@@ -34,6 +34,7 @@ MODULES = [
     "engine/ai/worlds.py",
     "engine/ai/solver.py",
     "engine/ai/search.py",
+    "engine/ai/value.py",
 ]
 MANIFEST = "engine/_build.json"
 # mypyc's C files, removed after the build (relative: setuptools refuses absolute source paths in a wheel)

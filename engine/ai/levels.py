@@ -47,11 +47,12 @@ def player_for(
     opponent_depth: int | None = None,
     averages: float | None = None,
     talon_worlds: int = 0,
+    endgame_value: bool = False,
 ) -> Player:
     """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts).
     The rest vary a search level for benchmarks (bench/players.py): ``reads`` and ``playout_random`` (None:
     as the level does), ``opponents``, ``exploration``, ``opponent_exploration``, ``opponent_depth``,
-    ``averages`` and ``talon_worlds`` as ``SearchPlayer`` takes them."""
+    ``averages``, ``talon_worlds`` and ``endgame_value`` as ``SearchPlayer`` takes them."""
     if level is BotLevel.EASY:
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
     budget = BUDGET[level] * budget_scale
@@ -69,6 +70,7 @@ def player_for(
         opponent_depth=opponent_depth,
         averages=averages,
         talon_worlds=talon_worlds,
+        endgame_value=endgame_value,
     )
 
 

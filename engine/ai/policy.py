@@ -36,6 +36,7 @@ SEAT_BITS: Final = 3
 SEAT_MASK: Final = (1 << SEAT_BITS) - 1
 _HIGH_TRUMP: Final = 10  # queens and up: covering with them early costs more than taking
 _JACK: Final = 9
+_UNIT: Final = 1024  # the move averages count rewards in these parts: an endgame's value is a fraction
 
 
 def cost(card: int, trump: int) -> int:
@@ -107,7 +108,7 @@ class Averages:
 
     def __init__(self, temperature: float) -> None:
         self.temperature = temperature
-        # Per key, packed in one int for speed: the times played, plus twice the rewards won above bit 32.
+        # Per key, packed in one int for speed: the times played, plus the rewards won (in 1/_UNIT) above bit 32.
         self.scores: dict[int, int] = {}
         self.played: list[int] = []  # this iteration's (seat, move) keys, see SEAT_BITS
 
@@ -117,19 +118,19 @@ class Averages:
     def credit(self, rewards: list[float]) -> None:
         """The iteration is over: each pair it played scores the reward of its seat."""
         scores = self.scores
-        won = [1 + (int(2 * r) << 32) for r in rewards]
+        won = [1 + (round(r * _UNIT) << 32) for r in rewards]
         for key in self.played:
             scores[key] = scores.get(key, 0) + won[key & SEAT_MASK]
         self.played.clear()
 
     def choose(self, seat: int, moves: list[Move], random: Callable[[], float]) -> Move:
-        scores, t = self.scores, 2.0 * self.temperature
+        scores, t = self.scores, _UNIT * self.temperature
         weights: list[float] = []
         total = 0.0
         for m in moves:
             v = scores.get(seat | m << SEAT_BITS, 0)
             n = v & 0xFFFFFFFF
-            w = math.exp(((v >> 32) / n - 2.0) / t) if n else 1.0
+            w = math.exp(((v >> 32) / n - _UNIT) / t) if n else 1.0
             weights.append(w)
             total += w
         x = random() * total
@@ -146,7 +147,20 @@ def playout(
     """Play ``game`` to the end with the policy (mutates it), a share ``explore`` of the moves at random
     (drawn by the ``averages`` if given, which note every move played); the seat on the clock is drawn at
     random when several throwers may act."""
+    result = play_on(game, random, explore, averages, False)
+    assert result is not None
+    return result
+
+
+def play_on(
+    game: Game, random: Callable[[], float], explore: float, averages: Averages | None, endgame: bool
+) -> Result | None:
+    """``playout``, which with ``endgame`` stops (None) where a heads-up endgame begins: the talon empty and
+    a bout about to be led, every card's place known (engine.ai.value judges it from there)."""
+    stop = endgame and game.players == 2
     while game.result is None:  # method calls, not bound-method locals: compiled, those are native calls
+        if stop and not game.talon and not game.attack:
+            return None
         seat, moves = game.turn(random)
         if random() < explore:
             if averages is None:

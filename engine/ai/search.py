@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine.ai.heuristic import HeuristicPlayer
-from engine.ai.policy import EXPLORE, SEAT_BITS, Averages, playout, policy_move, rewards
+from engine.ai.policy import EXPLORE, SEAT_BITS, Averages, play_on, policy_move, rewards
 from engine.ai.reading import Reading
 from engine.ai.solver import SOLVER_NODES, Endgame
+from engine.ai.value import lead_chance
 from engine.ai.worlds import Worlds
 from engine.moves import TAKE, Move
 from engine.views import View
@@ -76,7 +77,9 @@ class SearchPlayer:
     levels set it); ``averages``: if given, those moves are drawn not uniformly but by the decision's move
     averages at this temperature (engine.ai.policy.Averages); ``talon_worlds``: heads-up, with at most this
     many unseen cards left in the talon, the move best on average over every world, each solved exactly,
-    if that takes at most half the budget (engine.ai.solver.Endgame.likely); benchmarks vary them all."""
+    if that takes at most half the budget (engine.ai.solver.Endgame.likely); ``endgame_value``: heads-up,
+    a playout stops where the talon runs out and the endgame is judged by engine.ai.value instead of played
+    out; benchmarks vary them all."""
 
     def __init__(
         self,
@@ -95,6 +98,7 @@ class SearchPlayer:
         opponent_depth: int | None = None,
         averages: float | None = None,
         talon_worlds: int = 0,
+        endgame_value: bool = False,
     ) -> None:
         self.budget = budget
         self.exploration = exploration
@@ -103,6 +107,7 @@ class SearchPlayer:
         self.opponent_depth = opponent_depth
         self.averages = averages
         self.talon_worlds = talon_worlds
+        self.endgame_value = endgame_value
         self.endgame = budget / 2 if endgame is None else endgame
         self.iterations = iterations
         self.rng = random.Random(seed)
@@ -178,6 +183,7 @@ class SearchPlayer:
         root = Node(me)  # the root's own seat: whose decision it is
         rand = worlds.rng.random
         c, theirs, share = self.exploration, self.opponent_exploration, self.playout_random
+        judge = self.endgame_value
         # How many of the other seats' decisions a walk takes into the tree (None: all); open loop, none.
         limit = self.opponent_depth if tree else 0
         # The solver, if it tried and gave up, may have spent its whole share: half the budget stays for this.
@@ -217,8 +223,15 @@ class SearchPlayer:
                 path.append(node)
                 if fresh:
                     break
-            result = world.result if world.result is not None else playout(world, rand, share, averages)
-            r = rewards(result, world.players)
+            result = (
+                world.result if world.result is not None else play_on(world, rand, share, averages, judge)
+            )
+            if result is None:  # a heads-up endgame, judged rather than played
+                chance = lead_chance(world)
+                r = [0.0, 0.0]
+                r[world.lead], r[world.defender] = chance, 1.0 - chance
+            else:
+                r = rewards(result, world.players)
             if averages is not None:
                 averages.credit(r)
             for n in path[1:]:

@@ -117,7 +117,9 @@ def test_every_computer_player_makes_only_legal_moves(table: tuple[Options, int]
         HeuristicPlayer(),
         SearchPlayer(iterations=8, seed=seed, solver_nodes=300),
         PimcPlayer(rounds=2, seed=seed, solver_nodes=300),
-        SearchPlayer(iterations=8, seed=seed, solver_nodes=300, averages=0.1, talon_worlds=1),
+        SearchPlayer(
+            iterations=8, seed=seed, solver_nodes=300, averages=0.1, talon_worlds=1, endgame_value=True
+        ),
     ]
     g = Game.deal(options, players, rng=rng)
     for step in range(MAX_STEPS):  # the players may cycle once the talon is empty: see the policy test
@@ -192,8 +194,17 @@ def test_move_averages_learn_which_moves_won_and_draw_the_exploratory_moves_by_t
         assert lo <= picks.count(win) / len(picks) <= hi
         untried = [averages.choose(0, [loss, fresh], rng.random) for _ in range(2000)]
         assert lo <= untried.count(fresh) / len(untried) <= hi
-    # Per seat: played 30 times each, seat 0's ``loss`` never won, seat 1's always (twice the rewards above bit 32).
-    assert averages.scores[loss << 3] == 30 and averages.scores[1 | loss << 3] == 30 + (60 << 32)
+    # Per seat: played 30 times each, seat 0's ``loss`` never won, seat 1's always (rewards in 1/1024 above bit 32).
+    assert averages.scores[loss << 3] == 30 and averages.scores[1 | loss << 3] == 30 + (30 * 1024 << 32)
+    # An endgame's value is a fraction of a win: it counts as one.
+    judged = Averages(0.05)
+    for _ in range(30):
+        judged.note(0, win)
+        judged.credit([0.75, 0.25])
+        judged.note(0, loss)
+        judged.credit([0.25, 0.75])
+    rng = random.Random(5)
+    assert [judged.choose(0, [win, loss], rng.random) for _ in range(1000)].count(win) > 990
 
 
 def test_a_playout_with_move_averages_notes_every_move_it_plays() -> None:
