@@ -53,16 +53,16 @@ def test_the_model_judges_endgames_much_as_the_solver_does_and_a_playout_does_no
     model = playouts = 0.0
     judged = 0
     rng = random.Random(1)
-    for game in endgames(1_000_000, 80):
+    for game in endgames(1_000_000, 60):
         try:
-            exact = Solver(game.lead, limit=100_000).value(game.copy())
+            exact = Solver(game.lead, limit=50_000).value(game.copy())
         except OutOfBudget:
             continue
         judged += 1
         model += (lead_chance(game) - exact) ** 2
         played = [rewards(playout(game.copy(), rng.random, 0.25), 2)[game.lead] for _ in range(10)]
         playouts += sum((p - exact) ** 2 for p in played) / len(played)
-    assert judged >= 60
+    assert judged >= 40
     # Measured when the weights were fitted (Brier scores): about 0.08 for the model, 0.26 for a playout.
     assert model / judged < 0.13 < playouts / judged
 
