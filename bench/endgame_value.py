@@ -27,18 +27,20 @@ import numpy as np
 from engine import Game, Options, Variant
 from engine.ai.policy import playout, policy_move, rewards
 from engine.ai.solver import OutOfBudget, Solver
-from engine.ai.value import FEATURES, features, lead_chance
+from engine.ai.value import FEATURES, WEIGHTS, features, lead_chance
 
 SHARE = 0.25  # the playouts' share of random moves (engine.ai.levels.PLAYOUT_RANDOM)
 LATER = 0.3  # the chance that a later bout start of the same game is taken too
 SAMPLES = 20  # playouts per held-out position, to measure a single playout's error
 
 
-def positions(deal: int, variant: str, nodes: int) -> list[tuple[list[float], float, float, float]]:
+def positions(
+    deal: int, variant: str, deck: int, nodes: int
+) -> list[tuple[list[float], float, float, float]]:
     """A deal's endgame positions: (features, exact value for the leader, a policy playout's and a random
     playout's average result for the leader over ``SAMPLES``)."""
     rng = random.Random(deal)
-    options = Options(variant=Variant(variant), draw=deal % 2 == 0)
+    options = Options(variant=Variant(variant), deck=deck, draw=deal % 2 == 0)
     game = Game.deal(options, 2, rng=random.Random(deal))
     out = []
     first = True
@@ -65,7 +67,7 @@ def positions(deal: int, variant: str, nodes: int) -> list[tuple[list[float], fl
     return out
 
 
-def _job(args: tuple[int, str, int]) -> list[tuple[list[float], float, float, float]]:
+def _job(args: tuple[int, str, int, int]) -> list[tuple[list[float], float, float, float]]:
     return positions(*args)
 
 
@@ -98,13 +100,14 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=6000)
     parser.add_argument("--first", type=int, default=0, help="the first deal's number")
     parser.add_argument("--variant", choices=[v.value for v in Variant], default=Variant.THROW_IN.value)
+    parser.add_argument("--deck", type=int, choices=(24, 36, 52), default=36)
     parser.add_argument("--nodes", type=int, default=300_000, help="the solver's positions per endgame")
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
-    deals = [(d, args.variant, args.nodes) for d in range(args.first, args.first + args.deals)]
+    deals = [(d, args.variant, args.deck, args.nodes) for d in range(args.first, args.first + args.deals)]
     with multiprocessing.Pool(args.jobs) as pool:
         found = pool.map(_job, deals, chunksize=20)
-    held = [d % 5 == 4 for d, _, _ in deals]
+    held = [d % 5 == 4 for d, *_ in deals]
     train = [p for ps, h in zip(found, held, strict=True) if not h for p in ps]
     test = [p for ps, h in zip(found, held, strict=True) if h for p in ps]
     x = np.array([p[0] for p in train])
@@ -117,9 +120,13 @@ def main() -> None:
     tx = np.array([p[0] for p in test])
     exact = np.array([p[1] for p in test])
     model = 1.0 / (1.0 + np.exp(-tx @ weights))
-    print(f"{len(train)} positions fitted, {len(test)} held out ({args.variant}, {args.deals} deals)")
+    print(
+        f"{len(train)} positions fitted, {len(test)} held out ({args.variant}, {args.deck} cards, {args.deals} deals)"
+    )
     print(f"{'on the held-out positions':<34}{'Brier':>8}{'MAE':>8}{'favourite':>10}")
-    print(scores("this model", model, exact, single=False))
+    print(scores("this fit", model, exact, single=False))
+    now = np.array([1.0 / (1.0 + np.exp(-np.dot(WEIGHTS, p[0]))) for p in test])
+    print(scores("the model in engine/ai/value.py", now, exact, single=False))
     print(scores("one policy playout", np.array([p[2] for p in test]), exact, single=True))
     print(scores("one random playout", np.array([p[3] for p in test]), exact, single=True))
     print(scores("the leader's average", np.full(len(exact), y.mean()), exact, single=False))
