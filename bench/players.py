@@ -14,10 +14,10 @@ temperature, engine.ai.policy.Averages, instead of uniformly), ``-w<cards>`` (he
 many unseen cards left in the talon, solve every world exactly and play the best move on average),
 ``-read`` / ``-noread`` (reading the opponents, as *hard* does, or not), ``-tree`` /
 ``-policy`` (the other seats' decisions in the tree at every table size, or moved by the playout policy:
-what *normal* was before it searched them heads-up) and ``-value`` (heads-up, playouts stop where the talon
-runs out and engine.ai.value judges the endgame); e.g. ``hard-noread``, ``normal-tree-0.1s``,
-``hard-c0.4``, ``hard-o1.4``, ``hard-d2``, ``normal-e0.2``, ``hard-value``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor
-takes ``-<seconds>s``, ``-c<constant>`` and ``-policy`` (the bot's playout policy instead of random
+what *normal* was before it searched them heads-up) and ``-value`` / ``-novalue`` (heads-up, playouts stop
+where the talon runs out and engine.ai.value judges the endgame, as both levels do, or they play it out);
+e.g. ``hard-noread``, ``normal-tree-0.1s``, ``hard-c0.4``, ``hard-o1.4``, ``hard-d2``, ``normal-e0.2``,
+``hard-novalue``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor takes ``-<seconds>s``, ``-c<constant>`` and ``-policy`` (the bot's playout policy instead of random
 rollouts: an experiment), e.g. ``ismcts-1.5s``, ``ismcts-1.5s-c1.0-policy``. Every budget is CPU time of
 the deciding thread, so a busy machine slows a benchmark down without changing its result.
 """
@@ -61,7 +61,9 @@ def make(name: str, seed: int, budget: float | None = None) -> Player:
 def level(name: str, seed: int) -> Player:
     """A variant of *normal* or *hard*: the level's settings, with the parts of ``name`` changed."""
     bot = BotLevel(name.partition("-")[0])
-    parts = _parts(name, BUDGET[bot], EXPLORATION, ("read", "noread", "tree", "policy", "value"), levels=True)
+    parts = _parts(
+        name, BUDGET[bot], EXPLORATION, ("read", "noread", "tree", "policy", "value", "novalue"), levels=True
+    )
     flags = parts.flags
     return player_for(
         bot,
@@ -75,7 +77,7 @@ def level(name: str, seed: int) -> Player:
         opponent_depth=parts.opponent_depth,
         averages=parts.averages,
         talon_worlds=parts.talon_worlds,
-        endgame_value="value" in flags,
+        endgame_value=True if "value" in flags else False if "novalue" in flags else None,
     )
 
 

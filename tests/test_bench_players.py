@@ -35,6 +35,8 @@ def test_variants_change_only_the_parts_they_name() -> None:
     learner = _search("hard-m0.1")
     assert (learner.averages, hard.averages, learner.playout_random) == (0.1, None, hard.playout_random)
     assert (_search("hard-w1").talon_worlds, hard.talon_worlds) == (1, 0)
+    judged = (hard.endgame_value, _search("hard-value").endgame_value, _search("hard-novalue").endgame_value)
+    assert judged == (True, True, False)
     reader = _search("reader-0.1s")  # the name of earlier runs: normal reading its opponents
     assert reader.budget == 0.1 and reader.reading is not None
 

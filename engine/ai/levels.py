@@ -4,7 +4,8 @@ easy: the instant heuristic player (no look-ahead) with one decision in twenty a
 player with 0.5 s of CPU time a move, solving an endgame exactly once every card is accounted for if that
 takes at most a quarter of a second. hard: 1.5 s a move, up to 4 s and 400,000 positions for an endgame
 (most endgames normal gives up on), and it reads the opponents' play (engine.ai.reading). Both play a
-quarter of their playouts' moves at random. bench/ladder.py measures how far apart the levels are.
+quarter of their playouts' moves at random and, heads-up, judge an endgame by engine.ai.value where their
+playouts reach it. bench/ladder.py measures how far apart the levels are.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ BUDGET = {BotLevel.NORMAL: 0.5, BotLevel.HARD: 1.5}
 # Against the outside anchor (docs/ai.md) 0.25 scored 4.5 points more than 0.08 over 200 games at normal's
 # time and 6.0 more over 200 at hard's, both paired by deal (neither significant alone; the same sign in both).
 PLAYOUT_RANDOM = {BotLevel.NORMAL: 0.25, BotLevel.HARD: 0.25}
+# Heads-up, both levels' playouts stop where the talon runs out and engine.ai.value judges the endgame: against
+# the outside anchor (docs/ai.md) that scored 8 to 17 points more than playing it out, at 0.1, 0.5 and 1.5 s.
+ENDGAME_VALUE = True
 HARD_ENDGAME = 4.0  # CPU seconds
 HARD_ENDGAME_NODES = 400_000  # the solver's table may reach twice this: about 340 MB at worst
 # Without slips, easy bots left alone in an endgame can repeat one cycle of bouts for ever (about one game
@@ -47,12 +51,12 @@ def player_for(
     opponent_depth: int | None = None,
     averages: float | None = None,
     talon_worlds: int = 0,
-    endgame_value: bool = False,
+    endgame_value: bool | None = None,
 ) -> Player:
     """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts).
-    The rest vary a search level for benchmarks (bench/players.py): ``reads`` and ``playout_random`` (None:
-    as the level does), ``opponents``, ``exploration``, ``opponent_exploration``, ``opponent_depth``,
-    ``averages``, ``talon_worlds`` and ``endgame_value`` as ``SearchPlayer`` takes them."""
+    The rest vary a search level for benchmarks (bench/players.py): ``reads``, ``playout_random`` and
+    ``endgame_value`` (None: as the level does), ``opponents``, ``exploration``, ``opponent_exploration``,
+    ``opponent_depth``, ``averages`` and ``talon_worlds`` as ``SearchPlayer`` takes them."""
     if level is BotLevel.EASY:
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
     budget = BUDGET[level] * budget_scale
@@ -70,7 +74,7 @@ def player_for(
         opponent_depth=opponent_depth,
         averages=averages,
         talon_worlds=talon_worlds,
-        endgame_value=endgame_value,
+        endgame_value=ENDGAME_VALUE if endgame_value is None else endgame_value,
     )
 
 

@@ -443,6 +443,7 @@ def test_levels() -> None:
     assert normal.budget < hard.budget
     assert normal.endgame < hard.endgame, "hard solves the endgames normal gives up on"
     assert normal.reading is None and hard.reading is not None, "hard reads the opponents' play"
+    assert normal.endgame_value and hard.endgame_value, "both judge heads-up endgames (engine.ai.value)"
 
 
 def test_easy_bots_do_not_take_cards_back_and_forth_for_ever() -> None:
