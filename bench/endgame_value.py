@@ -8,8 +8,9 @@ starts of the same game. Each is solved exactly (those the solver cannot finish 
 left out, so the model knows the smaller endgames best); a fifth of the deals are held out, and on them the
 model is compared with what a search would otherwise use there: the result of one policy playout, or of one
 uniformly random playout (the anchor's). Prints the Brier score (mean squared error against the exact value;
-a single playout scores its error rate), the mean absolute error and how often the favourite is right, then
-``MODEL`` to paste into engine/ai/value.py. Half the deals are played with draws, half without.
+a single playout scores its error rate), the mean absolute error and how often the favourite is right (for
+playouts: the favourite of ``SAMPLES``), then ``MODEL`` to paste into engine/ai/value.py. Half the deals are
+played with draws, half without.
 """
 
 from __future__ import annotations
@@ -120,9 +121,8 @@ def main() -> None:
     tx = np.array([p[0] for p in test])
     exact = np.array([p[1] for p in test])
     model = 1.0 / (1.0 + np.exp(-tx @ weights))
-    print(
-        f"{len(train)} positions fitted, {len(test)} held out ({args.variant}, {args.deck} cards, {args.deals} deals)"
-    )
+    shape = f"{args.variant}, {args.deck} cards, {args.deals} deals"
+    print(f"{len(train)} positions fitted, {len(test)} held out ({shape})")
     print(f"{'on the held-out positions':<34}{'Brier':>8}{'MAE':>8}{'favourite':>10}")
     print(scores("this fit", model, exact, single=False))
     now = np.array([1.0 / (1.0 + np.exp(-np.dot(WEIGHTS, p[0]))) for p in test])

@@ -17,9 +17,10 @@ many unseen cards left in the talon, solve every world exactly and play the best
 what *normal* was before it searched them heads-up) and ``-value`` / ``-novalue`` (heads-up, playouts stop
 where the talon runs out and engine.ai.value judges the endgame, as both levels do, or they play it out);
 e.g. ``hard-noread``, ``normal-tree-0.1s``, ``hard-c0.4``, ``hard-o1.4``, ``hard-d2``, ``normal-e0.2``,
-``hard-novalue``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor takes ``-<seconds>s``, ``-c<constant>`` and ``-policy`` (the bot's playout policy instead of random
-rollouts: an experiment), e.g. ``ismcts-1.5s``, ``ismcts-1.5s-c1.0-policy``. Every budget is CPU time of
-the deciding thread, so a busy machine slows a benchmark down without changing its result.
+``hard-novalue``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor takes ``-<seconds>s``,
+``-c<constant>`` and ``-policy`` (the bot's playout policy instead of random rollouts: an experiment),
+e.g. ``ismcts-1.5s``, ``ismcts-1.5s-c1.0-policy``. Every budget is CPU time of the deciding thread, so a
+busy machine slows a benchmark down without changing its result.
 """
 
 from __future__ import annotations

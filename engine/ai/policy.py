@@ -108,7 +108,7 @@ class Averages:
 
     def __init__(self, temperature: float) -> None:
         self.temperature = temperature
-        # Per key, packed in one int for speed: the times played, plus the rewards won (in 1/_UNIT) above bit 32.
+        # Per key, packed in one int for speed: the times played, and above bit 32 the rewards won in _UNITs.
         self.scores: dict[int, int] = {}
         self.played: list[int] = []  # this iteration's (seat, move) keys, see SEAT_BITS
 

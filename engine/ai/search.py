@@ -4,7 +4,9 @@ cards are all accounted for are solved exactly instead.
 
 Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012): every iteration deals a fresh world, walks one
 tree (UCB with availability counts among the moves legal in that world), adds one edge, plays the game out
-with the playout policy and credits the edges it walked with the result for the seat that chose each.
+with the playout policy and credits the edges it walked with the result for the seat that chose each. With
+``endgame_value`` (both levels), a heads-up playout stops where the talon runs out and the endgame's value
+is judged instead (engine.ai.value): closer to the exact value than a playout from there, and quicker.
 
 Heads-up, the other seat's decisions are in the tree too, as the classic design has them. Every world holds
 this seat's real hand, so those edges learn to answer that hand as if they saw it; a search that left them
