@@ -152,14 +152,18 @@ def playout(
     return result
 
 
+def endgame_begins(game: Game) -> bool:
+    """Heads-up, the talon empty and a bout about to be led: from here every card's place is known, and
+    engine.ai.value judges the game."""
+    return game.players == 2 and not game.talon and not game.attack
+
+
 def play_on(
     game: Game, random: Callable[[], float], explore: float, averages: Averages | None, endgame: bool
 ) -> Result | None:
-    """``playout``, which with ``endgame`` stops (None) where a heads-up endgame begins: the talon empty and
-    a bout about to be led, every card's place known (engine.ai.value judges it from there)."""
-    stop = endgame and game.players == 2
+    """``playout``, which with ``endgame`` stops (None) where ``endgame_begins``."""
     while game.result is None:  # method calls, not bound-method locals: compiled, those are native calls
-        if stop and not game.talon and not game.attack:
+        if endgame and endgame_begins(game):
             return None
         seat, moves = game.turn(random)
         if random() < explore:

@@ -19,7 +19,7 @@ import math
 from typing import Final
 
 from engine.ai.policy import cost
-from engine.cards import BEATERS, SUIT_MASK
+from engine.cards import BEATERS, SUIT_MASK, lowest
 from engine.game import Game
 
 # One weight per feature, for the features as they are (their scaling folded in), fitted by
@@ -109,9 +109,8 @@ def _side(hand: int, other: int, trump: int, trumps: int, beaters: tuple[int, ..
     ranks = 0
     rest = hand
     while rest:
-        bit = rest & -rest
-        rest ^= bit
-        card = bit.bit_length() - 1
+        card = lowest(rest)
+        rest &= rest - 1
         worth = float(cost(card, trump))
         ranks |= 1 << (card >> 2)
         if card & 3 == trump:
