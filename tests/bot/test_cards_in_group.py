@@ -67,6 +67,16 @@ async def lobby_of(h: Harness, names: list[str], started: list[bool]) -> Message
     return lobby
 
 
+async def dealt(fake: FakeTelegram, lobby: Message) -> Message:
+    """The table once dealt: the lobby's message as the game edits it, with its 🃏 My cards button. The
+    start press is answered before that edit, so the lobby itself is no sign the game is on."""
+    cards = ("🃏 My cards", encode(CardsPress(table_id(lobby))))
+    table: Message = await fake.wait_for(
+        lambda: next((m for m in fake.bot_messages(GROUP) if cards in m.buttons()), None), what="the table"
+    )
+    return table
+
+
 def no_hidden_card_shown(h: Harness, users: list[int]) -> None:
     """Nothing any user's screen shows in the group or in private holds a card hidden from that user."""
     fake = h.fake
@@ -111,10 +121,8 @@ async def test_a_three_player_game_played_to_its_result_from_the_group_alone(har
     await choose(fake, 1, "group")
     answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
     assert "text" not in answer, answer
-    table = await fake.wait_for(lambda: fake.last(GROUP), what="the table")
-    cards = encode(CardsPress(table_id(lobby)))
-    assert ("🃏 My cards", cards) in fake.messages[GROUP][table.message_id].buttons()
-    await press_and_wait(fake, 2, GROUP, table.message_id, cards)
+    table = await dealt(fake, lobby)
+    await press_and_wait(fake, 2, GROUP, table.message_id, encode(CardsPress(table_id(lobby))))
     for user in users:
         await fake.wait_for(lambda u=user: group_hand(fake, u), what=f"{names[user - 1]}'s hand")  # type: ignore[misc]
 
@@ -200,7 +208,7 @@ async def test_a_lost_hand_comes_back_with_my_cards_and_a_stranger_is_refused(ha
     lobby = await lobby_of(harness, ["Ann", "Bob"], [True, False])
     fake.offline.add(2)  # Bob's phone is offline when the cards are dealt: his hand never reaches it
     await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
-    table = await fake.wait_for(lambda: fake.last(GROUP), what="the table")
+    table = await dealt(fake, lobby)
     live = harness.deps.service.live[table_id(lobby)]
     await fake.wait_for(
         lambda: any(m.receiver == 2 for m in fake.ephemeral.get(GROUP, {}).values()), what="Bob's hand sent"
@@ -274,7 +282,7 @@ async def test_a_client_too_old_for_ephemeral_messages_still_plays_from_private(
     fake.old_clients.add(2)
     lobby = await lobby_of(harness, ["Ann", "Bob"], [True, True])
     await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
-    table = await fake.wait_for(lambda: fake.last(GROUP), what="the table")
+    table = await dealt(fake, lobby)
     await press_and_wait(fake, 2, GROUP, table.message_id, encode(CardsPress(table_id(lobby))))
     await harness.deps.outbox.idle()
     assert fake.shown_to(2, GROUP) == [] and any(m.receiver == 2 for m in fake.ephemeral[GROUP].values())
