@@ -44,7 +44,7 @@ from engine.ai.reading import Reading
 from engine.ai.solver import SOLVER_NODES, Endgame
 from engine.ai.value import lead_chance
 from engine.ai.worlds import Worlds
-from engine.game import Game, Result
+from engine.game import Game
 from engine.moves import TAKE, Move
 from engine.views import View
 
@@ -253,14 +253,17 @@ class SearchPlayer:
         """What one iteration learns from the world where its walk down the tree ended: each seat's reward,
         from a playout, a judgement (engine.ai.value), or the two mixed by ``midgame_value``."""
         share, weight = self.playout_random, self.midgame_value
-        if world.result is not None:
-            return rewards(world.result, world.players)
+        # The result through a local: compiled, a test of world.result would narrow its type for the rest of
+        # the function, though the playouts below change it.
+        result = world.result
+        if result is not None:
+            return rewards(result, world.players)
         guess, lead, defender = -1.0, 0, 0
         if weight > 0.0 and play_on(world, rand, share, averages, BOUT) is None and world.talon:
             guess, lead, defender = lead_chance(world), world.lead, world.defender
             if weight >= 1.0:
                 return _judged(lead, defender, guess)
-        result: Result | None = world.result
+        result = world.result
         if result is None:
             result = play_on(world, rand, share, averages, ENDGAME if self.endgame_value else NEVER)
         if result is None:  # a heads-up endgame, judged rather than played
