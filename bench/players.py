@@ -12,14 +12,12 @@ walk down the tree, the later ones moved by the playout policy), ``-e<share>`` (
 in the playouts), ``-m<temperature>`` (those moves drawn by the decision's move averages at that
 temperature, engine.ai.policy.Averages, instead of uniformly), ``-w<cards>`` (heads-up, with at most that
 many unseen cards left in the talon, solve every world exactly and play the best move on average),
-``-j<weight>`` (heads-up, the first bout start a playout reaches with the talon still there judged by
-engine.ai.value, that judgement weighing this much against the rest of the playout; ``-j0``: not judged),
 ``-read`` / ``-noread`` (reading the opponents, as *hard* does, or not), ``-tree`` /
 ``-policy`` (the other seats' decisions in the tree at every table size, or moved by the playout policy:
 what *normal* was before it searched them heads-up) and ``-value`` / ``-novalue`` (heads-up, playouts stop
 where the talon runs out and engine.ai.value judges the endgame, as both levels do, or they play it out);
 e.g. ``hard-noread``, ``normal-tree-0.1s``, ``hard-c0.4``, ``hard-o1.4``, ``hard-d2``, ``normal-e0.2``,
-``hard-novalue``, ``hard-j0.5``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor takes ``-<seconds>s``,
+``hard-novalue``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor takes ``-<seconds>s``,
 ``-c<constant>`` and ``-policy`` (the bot's playout policy instead of random rollouts: an experiment),
 e.g. ``ismcts-1.5s``, ``ismcts-1.5s-c1.0-policy``. Every budget is CPU time of the deciding thread, so a
 busy machine slows a benchmark down without changing its result.
@@ -81,7 +79,6 @@ def level(name: str, seed: int) -> Player:
         averages=parts.averages,
         talon_worlds=parts.talon_worlds,
         endgame_value=True if "value" in flags else False if "novalue" in flags else None,
-        midgame_value=parts.midgame_value,
     )
 
 
@@ -106,7 +103,6 @@ class Parts:
     opponent_depth: int | None
     averages: float | None
     talon_worlds: int
-    midgame_value: float | None
     flags: frozenset[str]
 
 
@@ -116,9 +112,8 @@ def _parts(
     """The budget (``-<seconds>s``), exploration constant (``-c<constant>``), the search levels' exploration
     at the opponents' decisions (``-o<constant>``), how many of those a walk takes into the tree
     (``-d<decisions>``), the playouts' random share (``-e<share>``), the temperature at which the decision's
-    move averages draw those moves (``-m<temperature>``), up to how many unseen talon cards every world is
-    solved (``-w<cards>``) and the weight of a judged bout start before the talon runs out (``-j<weight>``),
-    those seven where ``levels``, and flags a name's parts give."""
+    move averages draw those moves (``-m<temperature>``) and up to how many unseen talon cards every world is
+    solved (``-w<cards>``), those five where ``levels``, and flags a name's parts give."""
     base, *parts = name.split("-")
     given = set()
     share: float | None = None
@@ -126,7 +121,6 @@ def _parts(
     depth: int | None = None
     averages: float | None = None
     talon_worlds = 0
-    midgame: float | None = None
     for part in parts:
         if part in flags:
             given.add(part)
@@ -144,14 +138,8 @@ def _parts(
             averages = float(part[1:])
         elif levels and part.startswith("w"):
             talon_worlds = int(part[1:])
-        elif levels and part.startswith("j"):
-            midgame = float(part[1:])
         else:
-            named = (
-                ", -o<constant>, -d<decisions>, -e<share>, -m<temperature>, -w<cards>, -j<weight>" * levels
-            )
+            named = ", -o<constant>, -d<decisions>, -e<share>, -m<temperature>, -w<cards>" * levels
             named += "".join(f", -{f}" for f in flags)
             raise ValueError(f"{name!r}: {base} takes -<seconds>s, -c<exploration>{named}")
-    return Parts(
-        budget, exploration, share, opponent, depth, averages, talon_worlds, midgame, frozenset(given)
-    )
+    return Parts(budget, exploration, share, opponent, depth, averages, talon_worlds, frozenset(given))

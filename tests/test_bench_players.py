@@ -6,7 +6,7 @@ import pytest
 
 from bench.players import make
 from engine.ai import SearchPlayer
-from engine.ai.levels import HARD_ENDGAME, MIDGAME_VALUE, PLAYOUT_RANDOM
+from engine.ai.levels import HARD_ENDGAME, PLAYOUT_RANDOM
 from engine.options import BotLevel
 
 
@@ -37,8 +37,6 @@ def test_variants_change_only_the_parts_they_name() -> None:
     assert (_search("hard-w1").talon_worlds, hard.talon_worlds) == (1, 0)
     judged = (hard.endgame_value, _search("hard-value").endgame_value, _search("hard-novalue").endgame_value)
     assert judged == (True, True, False)
-    midgame = (hard.midgame_value, _search("hard-j0.5").midgame_value, _search("normal-j1").midgame_value)
-    assert midgame == (MIDGAME_VALUE[BotLevel.HARD], 0.5, 1.0)
     reader = _search("reader-0.1s")  # the name of earlier runs: normal reading its opponents
     assert reader.budget == 0.1 and reader.reading is not None
 

@@ -32,9 +32,6 @@ PLAYOUT_RANDOM = {BotLevel.NORMAL: 0.25, BotLevel.HARD: 0.25}
 # against the outside anchor (docs/ai.md) that scored 8.0, 9.1 and 6.0 points more than playing it out at
 # 0.1, 0.5 and 1.5 s a decision; pooled over those 97 deals, +7.7 (+0.5 … +14.9, paired by deal).
 ENDGAME_VALUE = True
-# Heads-up, how much the judgement of the first bout start a playout reaches with the talon still there
-# weighs against the rest of that playout (engine.ai.search; 0: not judged).
-MIDGAME_VALUE = {BotLevel.NORMAL: 0.0, BotLevel.HARD: 0.0}
 HARD_ENDGAME = 4.0  # CPU seconds
 HARD_ENDGAME_NODES = 400_000  # the solver's table may reach twice this: about 340 MB at worst
 # Without slips, easy bots left alone in an endgame can repeat one cycle of bouts for ever (about one game
@@ -56,11 +53,10 @@ def player_for(
     averages: float | None = None,
     talon_worlds: int = 0,
     endgame_value: bool | None = None,
-    midgame_value: float | None = None,
 ) -> Player:
     """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts).
-    The rest vary a search level for benchmarks (bench/players.py): ``reads``, ``playout_random``,
-    ``endgame_value`` and ``midgame_value`` (None: as the level does), ``opponents``, ``exploration``, ``opponent_exploration``,
+    The rest vary a search level for benchmarks (bench/players.py): ``reads``, ``playout_random`` and
+    ``endgame_value`` (None: as the level does), ``opponents``, ``exploration``, ``opponent_exploration``,
     ``opponent_depth``, ``averages`` and ``talon_worlds`` as ``SearchPlayer`` takes them."""
     if level is BotLevel.EASY:
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
@@ -80,7 +76,6 @@ def player_for(
         averages=averages,
         talon_worlds=talon_worlds,
         endgame_value=ENDGAME_VALUE if endgame_value is None else endgame_value,
-        midgame_value=MIDGAME_VALUE[level] if midgame_value is None else midgame_value,
     )
 
 

@@ -147,16 +147,9 @@ def playout(
     """Play ``game`` to the end with the policy (mutates it), a share ``explore`` of the moves at random
     (drawn by the ``averages`` if given, which note every move played); the seat on the clock is drawn at
     random when several throwers may act."""
-    result = play_on(game, random, explore, averages, NEVER)
+    result = play_on(game, random, explore, averages, False)
     assert result is not None
     return result
-
-
-# Where play_on stops early for engine.ai.value to judge the game (heads-up only): never, where the endgame
-# begins, or at the first bout start with the talon still there (or, if it is gone, where the endgame does).
-NEVER: Final = 0
-ENDGAME: Final = 1
-BOUT: Final = 2
 
 
 def endgame_begins(game: Game) -> bool:
@@ -166,13 +159,11 @@ def endgame_begins(game: Game) -> bool:
 
 
 def play_on(
-    game: Game, random: Callable[[], float], explore: float, averages: Averages | None, stop: int
+    game: Game, random: Callable[[], float], explore: float, averages: Averages | None, endgame: bool
 ) -> Result | None:
-    """``playout``, which stops (None) at the first of the ``stop`` points (NEVER, ENDGAME, BOUT) it reaches,
-    the position it starts from included."""
-    heads_up = stop != NEVER and game.players == 2
+    """``playout``, which with ``endgame`` stops (None) where ``endgame_begins``."""
     while game.result is None:  # method calls, not bound-method locals: compiled, those are native calls
-        if heads_up and not game.attack and (stop == BOUT or not game.talon):
+        if endgame and endgame_begins(game):
             return None
         seat, moves = game.turn(random)
         if random() < explore:

@@ -6,9 +6,7 @@ Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012): every iteration deal
 tree (UCB with availability counts among the moves legal in that world), adds one edge, plays the game out
 with the playout policy and credits the edges it walked with the result for the seat that chose each. With
 ``endgame_value`` (both levels), a heads-up playout stops where the talon runs out and the endgame's value
-is judged instead (engine.ai.value): closer to the exact value than a playout from there, and quicker. With
-``midgame_value`` it judges the first bout start its playout reaches before that too, by a model of what the
-rest of such a playout gives on average, and weighs that against the one playout it plays.
+is judged instead (engine.ai.value): closer to the exact value than a playout from there, and quicker.
 
 Heads-up, the other seat's decisions are in the tree too, as the classic design has them. Every world holds
 this seat's real hand, so those edges learn to answer that hand as if they saw it; a search that left them
@@ -29,22 +27,11 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine.ai.heuristic import HeuristicPlayer
-from engine.ai.policy import (
-    BOUT,
-    ENDGAME,
-    EXPLORE,
-    NEVER,
-    SEAT_BITS,
-    Averages,
-    play_on,
-    policy_move,
-    rewards,
-)
+from engine.ai.policy import EXPLORE, SEAT_BITS, Averages, play_on, policy_move, rewards
 from engine.ai.reading import Reading
 from engine.ai.solver import SOLVER_NODES, Endgame
 from engine.ai.value import lead_chance
 from engine.ai.worlds import Worlds
-from engine.game import Game
 from engine.moves import TAKE, Move
 from engine.views import View
 
@@ -94,9 +81,7 @@ class SearchPlayer:
     many unseen cards left in the talon, the move best on average over every world, each solved exactly,
     if that takes at most half the budget (engine.ai.solver.Endgame.likely); ``endgame_value``: heads-up,
     a playout stops where the talon runs out and the endgame is judged by engine.ai.value instead of played
-    out; ``midgame_value``: heads-up, the first bout start a playout reaches with the talon still there is
-    judged too, and that judgement weighs this much against the rest of the playout (1: the playout stops
-    there); benchmarks vary them all."""
+    out; benchmarks vary them all."""
 
     def __init__(
         self,
@@ -116,7 +101,6 @@ class SearchPlayer:
         averages: float | None = None,
         talon_worlds: int = 0,
         endgame_value: bool = False,
-        midgame_value: float = 0.0,
     ) -> None:
         self.budget = budget
         self.exploration = exploration
@@ -126,7 +110,6 @@ class SearchPlayer:
         self.averages = averages
         self.talon_worlds = talon_worlds
         self.endgame_value = endgame_value
-        self.midgame_value = midgame_value
         self.endgame = budget / 2 if endgame is None else endgame
         self.iterations = iterations
         self.rng = random.Random(seed)
@@ -201,7 +184,8 @@ class SearchPlayer:
         me = worlds.knowledge.seat
         root = Node(me)  # the root's own seat: whose decision it is
         rand = worlds.rng.random
-        c, theirs = self.exploration, self.opponent_exploration
+        c, theirs, share = self.exploration, self.opponent_exploration, self.playout_random
+        judge = self.endgame_value
         # How many of the other seats' decisions a walk takes into the tree (None: all); open loop, none.
         limit = self.opponent_depth if tree else 0
         # The solver, if it tried and gave up, may have spent its whole share: half the budget stays for this.
@@ -241,45 +225,21 @@ class SearchPlayer:
                 path.append(node)
                 if fresh:
                     break
-            r = self._outcome(world, rand, averages)
+            result = (
+                world.result if world.result is not None else play_on(world, rand, share, averages, judge)
+            )
+            if result is None:  # a heads-up endgame, judged rather than played
+                chance = lead_chance(world)
+                r = [0.0, 0.0]
+                r[world.lead], r[world.defender] = chance, 1.0 - chance
+            else:
+                r = rewards(result, world.players)
             if averages is not None:
                 averages.credit(r)
             for n in path[1:]:
                 n.visits += 1
                 n.total += r[n.seat]
         return root, done
-
-    def _outcome(self, world: Game, rand: Callable[[], float], averages: Averages | None) -> list[float]:
-        """What one iteration learns from the world where its walk down the tree ended: each seat's reward,
-        from a playout, a judgement (engine.ai.value), or the two mixed by ``midgame_value``."""
-        share, weight = self.playout_random, self.midgame_value
-        # The result through a local: compiled, a test of world.result would narrow its type for the rest of
-        # the function, though the playouts below change it.
-        result = world.result
-        if result is not None:
-            return rewards(result, world.players)
-        guess, lead, defender = -1.0, 0, 0
-        if weight > 0.0 and play_on(world, rand, share, averages, BOUT) is None and world.talon:
-            guess, lead, defender = lead_chance(world), world.lead, world.defender
-            if weight >= 1.0:
-                return _judged(lead, defender, guess)
-        result = world.result
-        if result is None:
-            result = play_on(world, rand, share, averages, ENDGAME if self.endgame_value else NEVER)
-        if result is None:  # a heads-up endgame, judged rather than played
-            r = _judged(world.lead, world.defender, lead_chance(world))
-        else:
-            r = rewards(result, world.players)
-        if guess >= 0.0:
-            r = _judged(lead, defender, weight * guess + (1.0 - weight) * r[lead])
-        return r
-
-
-def _judged(lead: int, defender: int, chance: float) -> list[float]:
-    """Heads-up rewards where the seat to lead escapes with ``chance``."""
-    r = [0.0, 0.0]
-    r[lead], r[defender] = chance, 1.0 - chance
-    return r
 
 
 def select(

@@ -48,95 +48,15 @@ MODEL: Final = (
 )
 FEATURES: Final = tuple(name for name, _ in MODEL)
 WEIGHTS: Final = tuple(weight for _, weight in MODEL)
-MIDGAME_FEATURES: Final = FEATURES + tuple("after the talon: " + name for name in FEATURES[1:])
-# Before the talon runs out (the features of the hands now and after the talon), fitted by
-# bench/endgame_value.py --midgame to what a playout judged at the endgame makes of a position, on average.
-MIDGAME: Final = (
-    ("bias", 1.0785),
-    ("cards A - D", -0.0515),
-    ("cards A", -0.0620),
-    ("cards D", 0.0558),
-    ("trumps A - D", 0.1176),
-    ("A's cards D cannot cover", 0.0002),
-    ("D's cards A cannot cover", 0.0235),
-    ("highest trump: A +1, D -1", 0.0290),
-    ("mean cost A - D", -0.0288),
-    ("ranks A - cards A", -0.0599),
-    ("ranks D - cards D", 0.0405),
-    ("lowest cost A", -0.0205),
-    ("highest cost D", -0.0123),
-    ("share of A's cards D cannot cover", -0.3932),
-    ("share of D's cards A cannot cover", -0.0399),
-    ("A's plain cards D holds no higher card of their suit for", 0.1114),
-    ("D's plain cards A holds no higher card of their suit for", -0.0568),
-    ("A holds one card", 0.0000),
-    ("D holds one card", 0.0000),
-    ("trump cost A - D", 0.0129),
-    ("after the talon: cards A - D", 0.0591),
-    ("after the talon: cards A", -0.0057),
-    ("after the talon: cards D", -0.0183),
-    ("after the talon: trumps A - D", 0.0202),
-    ("after the talon: A's cards D cannot cover", -0.1605),
-    ("after the talon: D's cards A cannot cover", 0.1421),
-    ("after the talon: highest trump: A +1, D -1", -0.0102),
-    ("after the talon: mean cost A - D", 0.2596),
-    ("after the talon: ranks A - cards A", -0.0296),
-    ("after the talon: ranks D - cards D", 0.0407),
-    ("after the talon: lowest cost A", 0.0431),
-    ("after the talon: highest cost D", -0.0169),
-    ("after the talon: share of A's cards D cannot cover", 2.0678),
-    ("after the talon: share of D's cards A cannot cover", -2.0358),
-    ("after the talon: A's plain cards D holds no higher card of their suit for", -0.0391),
-    ("after the talon: D's plain cards A holds no higher card of their suit for", 0.0328),
-    ("after the talon: A holds one card", 0.0000),
-    ("after the talon: D holds one card", 0.0000),
-    ("after the talon: trump cost A - D", -0.0123),
-)
-MIDGAME_WEIGHTS: Final = tuple(weight for _, weight in MIDGAME)
 
 
 def features(game: Game) -> list[float]:
     """The features of a heads-up position at the start of a bout (nothing on the table), in the order of
     ``FEATURES``."""
-    return _features(game.hands[game.lead], game.hands[game.defender], game.trump)
-
-
-def midgame_features(game: Game) -> list[float]:
-    """The features of a heads-up bout start with cards still in the talon, in a world that knows their order,
-    in the order of ``MIDGAME_FEATURES``: those of the two hands now, and those of the hands as if the talon
-    were drawn out at once, the leader taking its first half (rounded up), as the attacker draws first."""
-    a_hand, d_hand, trump = game.hands[game.lead], game.hands[game.defender], game.trump
-    a_after, d_after = a_hand, d_hand
-    talon = game.talon
-    first = (len(talon) + 1) // 2
-    for i in range(len(talon)):
-        card = talon[len(talon) - 1 - i]  # pop() draws: the end of the list comes first
-        if i < first:
-            a_after |= 1 << card
-        else:
-            d_after |= 1 << card
-    return _features(a_hand, d_hand, trump) + _features(a_after, d_after, trump)[1:]
-
-
-def lead_chance(game: Game) -> float:
-    """The chance that the seat to lead escapes, heads-up, with nothing on the table: once the talon is empty
-    by ``MODEL``, before that (in a world that knows the talon's order) by ``MIDGAME``."""
-    if game.talon:
-        return _logistic(MIDGAME_WEIGHTS, midgame_features(game))
-    return _logistic(WEIGHTS, features(game))
-
-
-def _logistic(weights: tuple[float, ...], xs: list[float]) -> float:
-    z = 0.0
-    for w, x in zip(weights, xs, strict=True):
-        z += w * x
-    return 1.0 / (1.0 + math.exp(-z))
-
-
-def _features(a_hand: int, d_hand: int, trump: int) -> list[float]:
-    """The features of the leader's hand A against the defender's D."""
+    trump = game.trump
     trumps = SUIT_MASK[trump]
     beaters = BEATERS[trump]
+    a_hand, d_hand = game.hands[game.lead], game.hands[game.defender]
     a = _side(a_hand, d_hand, trump, trumps, beaters)
     d = _side(d_hand, a_hand, trump, trumps, beaters)
     na, nd = float(a_hand.bit_count()), float(d_hand.bit_count())
@@ -164,6 +84,14 @@ def _features(a_hand: int, d_hand: int, trump: int) -> list[float]:
         1.0 if nd == 1.0 else 0.0,
         a.trump_cost - d.trump_cost,
     ]
+
+
+def lead_chance(game: Game) -> float:
+    """The chance that the seat to lead escapes, heads-up, with the talon empty and nothing on the table."""
+    z = 0.0
+    for w, x in zip(WEIGHTS, features(game), strict=True):
+        z += w * x
+    return 1.0 / (1.0 + math.exp(-z))
 
 
 class _Side:

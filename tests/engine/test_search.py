@@ -118,13 +118,7 @@ def test_every_computer_player_makes_only_legal_moves(table: tuple[Options, int]
         SearchPlayer(iterations=8, seed=seed, solver_nodes=300),
         PimcPlayer(rounds=2, seed=seed, solver_nodes=300),
         SearchPlayer(
-            iterations=8,
-            seed=seed,
-            solver_nodes=300,
-            averages=0.1,
-            talon_worlds=1,
-            endgame_value=True,
-            midgame_value=0.5,
+            iterations=8, seed=seed, solver_nodes=300, averages=0.1, talon_worlds=1, endgame_value=True
         ),
     ]
     g = Game.deal(options, players, rng=rng)
