@@ -67,10 +67,15 @@ async def lobby_of(h: Harness, names: list[str], started: list[bool]) -> Message
     return lobby
 
 
+def my_cards(lobby: Message) -> str:
+    """What the table's 🃏 My cards button sends."""
+    return encode(CardsPress(table_id(lobby)))
+
+
 async def dealt(fake: FakeTelegram, lobby: Message) -> Message:
     """The table once dealt: the lobby's message as the game edits it, with its 🃏 My cards button. The
     start press is answered before that edit, so the lobby itself is no sign the game is on."""
-    cards = ("🃏 My cards", encode(CardsPress(table_id(lobby))))
+    cards = ("🃏 My cards", my_cards(lobby))
     table: Message = await fake.wait_for(
         lambda: next((m for m in fake.bot_messages(GROUP) if cards in m.buttons()), None), what="the table"
     )
@@ -122,7 +127,7 @@ async def test_a_three_player_game_played_to_its_result_from_the_group_alone(har
     answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
     assert "text" not in answer, answer
     table = await dealt(fake, lobby)
-    await press_and_wait(fake, 2, GROUP, table.message_id, encode(CardsPress(table_id(lobby))))
+    await press_and_wait(fake, 2, GROUP, table.message_id, my_cards(lobby))
     for user in users:
         await fake.wait_for(lambda u=user: group_hand(fake, u), what=f"{names[user - 1]}'s hand")  # type: ignore[misc]
 
@@ -217,7 +222,7 @@ async def test_a_lost_hand_comes_back_with_my_cards_and_a_stranger_is_refused(ha
     assert group_hand(fake, 2) is None  # lost, and Telegram said ok: the bot cannot know
     fake.offline.discard(2)
     before = set(fake.ephemeral[GROUP])
-    answer = await press_and_wait(fake, 2, GROUP, table.message_id, encode(CardsPress(live.id)))
+    answer = await press_and_wait(fake, 2, GROUP, table.message_id, my_cards(lobby))
     assert not answer.get("show_alert"), answer
     fresh = await fake.wait_for(
         lambda: next((m for m in fake.shown_to(2, GROUP) if m.message_id not in before), None), what="fresh"
@@ -228,7 +233,7 @@ async def test_a_lost_hand_comes_back_with_my_cards_and_a_stranger_is_refused(ha
     assert all(fake.ephemeral[GROUP][i].gone for i in before if fake.ephemeral[GROUP][i].receiver == 2)
     # Somebody not at the table: a short alert, and nothing sent for them.
     fake.add_user(9, "Mallory")
-    answer = await press_and_wait(fake, 9, GROUP, table.message_id, encode(CardsPress(live.id)))
+    answer = await press_and_wait(fake, 9, GROUP, table.message_id, my_cards(lobby))
     assert answer.get("show_alert") and "not at this table" in str(answer.get("text"))
     assert not fake.shown_to(9, GROUP)
     # ... nor can they play Bob's seat by sending a move under his hand.
@@ -283,7 +288,7 @@ async def test_a_client_too_old_for_ephemeral_messages_still_plays_from_private(
     lobby = await lobby_of(harness, ["Ann", "Bob"], [True, True])
     await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
     table = await dealt(fake, lobby)
-    await press_and_wait(fake, 2, GROUP, table.message_id, encode(CardsPress(table_id(lobby))))
+    await press_and_wait(fake, 2, GROUP, table.message_id, my_cards(lobby))
     await harness.deps.outbox.idle()
     assert fake.shown_to(2, GROUP) == [] and any(m.receiver == 2 for m in fake.ephemeral[GROUP].values())
     private = [m for m in fake.bot_messages(2) if "Your hand" in m.text]
