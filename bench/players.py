@@ -12,7 +12,8 @@ walk down the tree, the later ones moved by the playout policy), ``-e<share>`` (
 in the playouts), ``-m<temperature>`` (those moves drawn by the decision's move averages at that
 temperature, engine.ai.policy.Averages, instead of uniformly), ``-w<cards>`` (heads-up, with at most that
 many unseen cards left in the talon, solve every world exactly and play the best move on average),
-``-read`` / ``-noread`` (reading the opponents, as *hard* does, or not), ``-tree`` /
+``-read`` / ``-noread`` (reading the opponents, as *hard* does, or not; ``-tells``: reading their leads and
+covers too), ``-tree`` /
 ``-policy`` (the other seats' decisions in the tree at every table size, or moved by the playout policy:
 what *normal* was before it searched them heads-up) and ``-value`` / ``-novalue`` (heads-up, playouts stop
 where the talon runs out and engine.ai.value judges the endgame, as both levels do, or they play it out);
@@ -63,14 +64,19 @@ def level(name: str, seed: int) -> Player:
     """A variant of *normal* or *hard*: the level's settings, with the parts of ``name`` changed."""
     bot = BotLevel(name.partition("-")[0])
     parts = _parts(
-        name, BUDGET[bot], EXPLORATION, ("read", "noread", "tree", "policy", "value", "novalue"), levels=True
+        name,
+        BUDGET[bot],
+        EXPLORATION,
+        ("read", "noread", "tells", "tree", "policy", "value", "novalue"),
+        levels=True,
     )
     flags = parts.flags
     return player_for(
         bot,
         seed=seed,
         budget_scale=parts.budget / BUDGET[bot],
-        reads=True if "read" in flags else False if "noread" in flags else None,
+        reads=True if "read" in flags or "tells" in flags else False if "noread" in flags else None,
+        tells="tells" in flags,
         opponents=True if "tree" in flags else False if "policy" in flags else None,
         exploration=parts.exploration,
         playout_random=parts.playout_random,

@@ -45,6 +45,7 @@ def player_for(
     seed: int | None = None,
     budget_scale: float = 1.0,
     reads: bool | None = None,
+    tells: bool = False,
     opponents: bool | None = None,
     exploration: float = EXPLORATION,
     playout_random: float | None = None,
@@ -55,7 +56,7 @@ def player_for(
     endgame_value: bool | None = None,
 ) -> Player:
     """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts).
-    The rest vary a search level for benchmarks (bench/players.py): ``reads``, ``playout_random`` and
+    The rest vary a search level for benchmarks (bench/players.py): ``reads``, ``tells``, ``playout_random`` and
     ``endgame_value`` (None: as the level does), ``opponents``, ``exploration``, ``opponent_exploration``,
     ``opponent_depth``, ``averages`` and ``talon_worlds`` as ``SearchPlayer`` takes them."""
     if level is BotLevel.EASY:
@@ -68,6 +69,7 @@ def player_for(
         solver_nodes=HARD_ENDGAME_NODES if hard else SOLVER_NODES,
         endgame=HARD_ENDGAME * budget_scale if hard else None,
         reads=hard if reads is None else reads,
+        tells=tells,
         opponents=opponents,
         exploration=exploration,
         playout_random=PLAYOUT_RANDOM[level] if playout_random is None else playout_random,

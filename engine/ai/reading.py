@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine.cards import BEATERS, RANK_MASK, cards_of, rank, suit
+from engine.cards import BEATERS, RANK_MASK, SUIT_MASK, cards_of, rank, suit
 from engine.compiled_rules import rules_for
 from engine.moves import COVER_KIND, COVER_SHIFT, KIND_MASK, Move
 from engine.views import View
@@ -36,14 +36,19 @@ TRUMPED: Final = 0.4  # a higher card of the suit a plain card was covered by a 
 PASSED: Final = (
     0.6  # a plain card of a rank on the table, after throwers let the bout end (a trump: no doubt)
 )
+# With ``more``: a plain card of a lower rank than a plain lead, of its suit and of the others; a plain card
+# between an attack card and the higher one of its suit that covered it.
+LED_LOWER: Final = {"led_lower": 0.75, "led_lower_other": 0.6}
+COVERED_OVER: Final = 0.53
 FLOOR: Final = 0.02  # doubts multiply; never quite certain
 
 
 class Reading:
     """Doubts one seat has about its opponents' hands, kept across one game's decisions."""
 
-    def __init__(self, log: list[tuple[str, int, int]] | None = None) -> None:
+    def __init__(self, log: list[tuple[str, int, int]] | None = None, *, more: bool = False) -> None:
         self.log = log  # every doubt as (what, seat, card), for bench/reading.py
+        self.more = more  # also read leads and covers (see LED_LOWER)
         # (seat, card) -> (weight, talon size when doubted)
         self._doubts: dict[tuple[int, int], tuple[float, int]] = {}
         self._read: set[tuple[int, int, int]] = set()  # (bout, what, card) already read
@@ -66,6 +71,13 @@ class Reading:
             last = mine = None
         trump = view.trump
         d = view.defender
+        if self.more and view.table and view.lead != me and self._first(view.bout, 2, 0):
+            led = view.table[0][0]
+            if suit(led) != trump:  # a plain lead: the lowest plain cards usually go first
+                lower = (1 << (led - suit(led))) - 1  # every card of a lower rank
+                for card in cards_of(lower & ~SUIT_MASK[trump]):
+                    what = "led_lower" if suit(card) == suit(led) else "led_lower_other"
+                    self._doubt(what, view.lead, card, LED_LOWER[what], view.talon)
         if d != me and view.table:
             if view.taking and self._first(view.bout, 0, 0):
                 uncovered = [a for a, c in view.table if c is None]
@@ -76,10 +88,16 @@ class Reading:
                         else:
                             self._doubt("took_plain", d, card, TOOK_PLAIN ** (1 / len(uncovered)), view.talon)
             for a, c in view.table:
-                if c is not None and suit(c) == trump and suit(a) != trump and self._first(view.bout, 1, a):
+                if c is None or not self._first(view.bout, 1, a):
+                    continue
+                if suit(c) == trump and suit(a) != trump:
                     for card in cards_of(BEATERS[trump][a]):
                         if suit(card) != trump:
                             self._doubt("trumped", d, card, TRUMPED, view.talon)
+                    continue
+                if self.more and suit(c) != trump:  # a cheaper cover of the same suit was likely not there
+                    for card in cards_of(BEATERS[trump][a] & SUIT_MASK[suit(c)] & ((1 << c) - 1)):
+                        self._doubt("covered_over", d, card, COVERED_OVER, view.talon)
         if last is not None and mine is not None and self._all_passed(last, mine, view):
             covering = mine >> COVER_SHIFT
             cards = [covering, *(x for pair in last.table for x in pair if x is not None)]

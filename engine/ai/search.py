@@ -69,7 +69,8 @@ class SearchPlayer:
     host slows a bot down but does not weaken it), or after exactly ``iterations`` iterations if given
     (deterministic under ``seed`` then). An endgame may take the solver ``endgame`` seconds (default: half
     the budget) and ``solver_nodes`` positions; if it cannot be solved in them, half the budget is still
-    left for the search. ``reads``: it reads the opponents' play (engine.ai.reading). ``opponents``: the
+    left for the search. ``reads``: it reads the opponents' play (engine.ai.reading); ``tells``: their leads
+    and covers too (engine.ai.reading.LED_LOWER). ``opponents``: the
     other seats' decisions in the tree (True), or moved by the policy (False); by default in the tree
     heads-up only (see the module's docstring). ``exploration``: UCB1's constant at this seat's decisions,
     ``opponent_exploration`` at the other seats' in the tree (by default the same): a larger one keeps their
@@ -93,6 +94,7 @@ class SearchPlayer:
         endgame: float | None = None,
         clock: Callable[[], float] = time.thread_time,
         reads: bool = False,
+        tells: bool = False,
         opponents: bool | None = None,
         exploration: float = EXPLORATION,
         playout_random: float = EXPLORE,
@@ -118,7 +120,7 @@ class SearchPlayer:
         self._endgame = Endgame(solver_nodes, clock)
         self.prior = HeuristicPlayer()
         # Reading the opponents (engine.ai.reading) needs the same player for a whole game.
-        self.reading = Reading() if reads else None
+        self.reading = Reading(more=tells) if reads else None
         self.opponents = opponents
 
     def remembered(self) -> int:

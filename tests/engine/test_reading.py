@@ -10,7 +10,7 @@ import pytest
 
 from engine import Options
 from engine.ai import HeuristicPlayer, Player, SearchPlayer
-from engine.ai.reading import PASSED, TOOK_PLAIN, TOOK_TRUMP, TRUMPED, Reading
+from engine.ai.reading import COVERED_OVER, LED_LOWER, PASSED, TOOK_PLAIN, TOOK_TRUMP, TRUMPED, Reading
 from engine.ai.worlds import Knowledge, Worlds
 from engine.game import Game
 from engine.moves import parse_move
@@ -20,8 +20,8 @@ from tests.engine.helpers import card, cards, position
 TALON = "Ks Qc Jc Tc 6d 7d Ah Kh Qh Jh 6h"  # the last card face up: hearts are trumps
 
 
-def watched(g: Game, seat: int) -> Reading:
-    reading = Reading()
+def watched(g: Game, seat: int, *, more: bool = False) -> Reading:
+    reading = Reading(more=more)
     reading.observe(view(g, seat))
     return reading
 
@@ -76,6 +76,42 @@ def test_a_bout_left_to_end_makes_the_ranks_on_the_table_doubtful() -> None:
     assert card("7h") not in doubts and card("9h") not in doubts, "keeping a trump proves little"
 
 
+def test_a_plain_lead_makes_the_lower_plain_cards_doubtful_when_reading_more() -> None:
+    g = position(["9c 6c Td Jd Qd Kd", "8s 9s As 9d 8d 7h"], TALON, lead=1)
+    plain, more = watched(g, 0), watched(g, 0, more=True)
+    g.apply(1, parse_move("l8s"))
+    seen = view(g, 0)
+    plain.observe(seen)
+    more.observe(seen)
+    assert plain.weights(seen) == {}, "leads are read only with more"
+    doubts = more.weights(seen)[1]
+    assert {c: doubts[c] for c in cards("6s 7s")} == pytest.approx(
+        dict.fromkeys(cards("6s 7s"), LED_LOWER["led_lower"])
+    )
+    assert {c: doubts[c] for c in cards("7c 7d 6d")} == pytest.approx(
+        dict.fromkeys(cards("7c 7d 6d"), LED_LOWER["led_lower_other"])
+    )
+    assert not any(c in doubts for c in cards("8c 8d 9s 6h 7h")), "no doubt about its rank, higher or trumps"
+    more.observe(seen)  # the same bout seen again is not read twice
+    assert more.weights(seen)[1][card("6s")] == pytest.approx(LED_LOWER["led_lower"])
+
+
+def test_a_high_cover_makes_the_cheaper_covers_of_its_suit_doubtful_when_reading_more() -> None:
+    g = position(["6s 8c 6c 7c 9c Td", "9s Ts As 7h 9h Ad"], TALON)
+    reading = watched(g, 0, more=True)
+    g.apply(0, parse_move("l6s"))
+    reading.chose(parse_move("l6s"))
+    g.apply(1, parse_move("c6sTs"))  # 7♠, 8♠ or 9♠ would have done
+    seen = view(g, 0)
+    reading.observe(seen)
+    doubts = reading.weights(seen)[1]
+    assert {c: doubts[c] for c in cards("7s 8s")} == pytest.approx(
+        dict.fromkeys(cards("7s 8s"), COVERED_OVER)
+    )
+    assert card("9s") in doubts  # in its hand: Worlds ignores cards it knows are not unseen
+    assert not any(c in doubts for c in cards("Js Qs Ks As 7h"))
+
+
 def test_a_doubt_fades_as_the_talon_is_drawn_and_a_new_game_starts_afresh() -> None:
     g = position(["8s 8c 6c 7c 9c Td", "9s Ts As 7h 9h Ad"], TALON)
     reading = watched(g, 0)
@@ -116,7 +152,10 @@ def test_doubted_cards_are_dealt_into_the_hand_less_often_and_worlds_stay_true()
 def test_a_reading_player_plays_whole_games_legally() -> None:
     for seed in range(3):
         g = Game.deal(Options(), 2, rng=random.Random(seed))
-        seats: list[Player] = [SearchPlayer(iterations=30, seed=seed, reads=True), HeuristicPlayer()]
+        seats: list[Player] = [
+            SearchPlayer(iterations=30, seed=seed, reads=True, tells=seed == 2),
+            HeuristicPlayer(),
+        ]
         while g.result is None:
             seat = g.to_act()[0]
             g.apply(seat, seats[seat].choose(view(g, seat)))  # validated: an illegal move would raise
