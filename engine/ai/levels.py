@@ -56,9 +56,10 @@ def player_for(
     endgame_value: bool | None = None,
 ) -> Player:
     """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts).
-    The rest vary a search level for benchmarks (bench/players.py): ``reads``, ``tells``, ``playout_random`` and
-    ``endgame_value`` (None: as the level does), ``opponents``, ``exploration``, ``opponent_exploration``,
-    ``opponent_depth``, ``averages`` and ``talon_worlds`` as ``SearchPlayer`` takes them."""
+    The rest vary a search level for benchmarks (bench/players.py): ``reads``, ``playout_random`` and
+    ``endgame_value`` (None: as the level does), ``tells``, ``opponents``, ``exploration``,
+    ``opponent_exploration``, ``opponent_depth``, ``averages`` and ``talon_worlds`` as ``SearchPlayer``
+    takes them."""
     if level is BotLevel.EASY:
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
     budget = BUDGET[level] * budget_scale
