@@ -12,8 +12,8 @@ walk down the tree, the later ones moved by the playout policy), ``-e<share>`` (
 in the playouts), ``-m<temperature>`` (those moves drawn by the decision's move averages at that
 temperature, engine.ai.policy.Averages, instead of uniformly), ``-w<cards>`` (heads-up, with at most that
 many unseen cards left in the talon, solve every world exactly and play the best move on average),
-``-read`` / ``-noread`` (reading the opponents, as *hard* does, or not; ``-tells``: reading their leads and
-covers too), ``-tree`` /
+``-read`` / ``-noread`` (reading the opponents, as *hard* does, or not; ``-notells``: reading their takes,
+passes and trumps but not their leads and covers, as *hard* did before), ``-tree`` /
 ``-policy`` (the other seats' decisions in the tree at every table size, or moved by the playout policy:
 what *normal* was before it searched them heads-up) and ``-value`` / ``-novalue`` (heads-up, playouts stop
 where the talon runs out and engine.ai.value judges the endgame, as both levels do, or they play it out);
@@ -67,7 +67,7 @@ def level(name: str, seed: int) -> Player:
         name,
         BUDGET[bot],
         EXPLORATION,
-        ("read", "noread", "tells", "tree", "policy", "value", "novalue"),
+        ("read", "noread", "notells", "tree", "policy", "value", "novalue"),
         levels=True,
     )
     flags = parts.flags
@@ -75,8 +75,8 @@ def level(name: str, seed: int) -> Player:
         bot,
         seed=seed,
         budget_scale=parts.budget / BUDGET[bot],
-        reads=True if "read" in flags or "tells" in flags else False if "noread" in flags else None,
-        tells="tells" in flags,
+        reads=True if "read" in flags else False if "noread" in flags else None,
+        tells=False if "notells" in flags else None,
         opponents=True if "tree" in flags else False if "policy" in flags else None,
         exploration=parts.exploration,
         playout_random=parts.playout_random,
