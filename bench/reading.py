@@ -36,7 +36,7 @@ def read(job: Job) -> Tally:
     tally: Tally = defaultdict(lambda: [0.0, 0.0, 0.0])
 
     def watch(game: Game, seat: int, seen: View, move: Move) -> None:
-        reader = readers.setdefault(seat, Reading(logs[seat], more=True))
+        reader = readers.setdefault(seat, Reading(logs[seat], tells=True))
         reader.observe(seen)
         knowledge = Knowledge.of(seen)
         unseen = knowledge.unseen.bit_count()

@@ -38,10 +38,10 @@ def test_variants_change_only_the_parts_they_name() -> None:
     judged = (hard.endgame_value, _search("hard-value").endgame_value, _search("hard-novalue").endgame_value)
     assert judged == (True, True, False)
     reader = _search("reader-0.1s")  # the name of earlier runs: normal reading its opponents
-    assert reader.budget == 0.1 and reader.reading is not None and reader.reading.more
-    assert hard.reading is not None and hard.reading.more
+    assert reader.budget == 0.1 and reader.reading is not None and reader.reading.tells
+    assert hard.reading is not None and hard.reading.tells
     before = _search("hard-notells")  # hard as it read until its leads and covers were measured
-    assert before.reading is not None and not before.reading.more and before.budget == 1.5
+    assert before.reading is not None and not before.reading.tells and before.budget == 1.5
 
 
 def test_a_part_that_means_nothing_is_refused() -> None:

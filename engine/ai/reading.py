@@ -13,7 +13,7 @@ What it reads, each at most once, from the views of its own decisions (a player 
 - a trump on a plain card: the defender likely has no higher card of that suit;
 - a bout that ended after this seat's last cover with room to throw in: the throwers likely hold no card
   of the ranks on the table (a trump: no doubt, it may have been kept on purpose).
-With ``more`` (as *hard* reads; benchmarks compare it with the four tells alone) it also reads
+With ``tells`` (as *hard* reads; benchmarks compare it with the four above alone) it also reads
 - a plain lead: the leader likely has no lower plain card, of its suit or another;
 - a plain card covered by a higher one of its suit: the defender likely has none in between.
 A doubt fades as the talon is drawn (the opponent may have drawn the card since), and cards that were seen
@@ -42,7 +42,7 @@ TRUMPED: Final = 0.4  # a higher card of the suit a plain card was covered by a 
 PASSED: Final = (
     0.6  # a plain card of a rank on the table, after throwers let the bout end (a trump: no doubt)
 )
-# With ``more``: a plain card of a lower rank than a plain lead, of its suit and of the others; a plain card
+# With ``tells``: a plain card of a lower rank than a plain lead, of its suit and of the others; a plain card
 # between an attack card and the higher one of its suit that covered it. Measured as the others (120 games,
 # 0.1 s); the careful rule player always leads and covers with its lowest (0.0 for all three), the outside
 # anchor at 1.5 s hardly shows a thing in its leads (1.11, 0.98) and little in its covers (0.81; 20 games).
@@ -55,9 +55,9 @@ FLOOR: Final = 0.02  # doubts multiply; never quite certain
 class Reading:
     """Doubts one seat has about its opponents' hands, kept across one game's decisions."""
 
-    def __init__(self, log: list[tuple[str, int, int]] | None = None, *, more: bool = False) -> None:
+    def __init__(self, log: list[tuple[str, int, int]] | None = None, *, tells: bool = False) -> None:
         self.log = log  # every doubt as (what, seat, card), for bench/reading.py
-        self.more = more  # also read leads and covers (see LED_LOWER)
+        self.tells = tells  # also read leads and covers (see LED_LOWER)
         # (seat, card) -> (weight, talon size when doubted)
         self._doubts: dict[tuple[int, int], tuple[float, int]] = {}
         self._read: set[tuple[int, int, int]] = set()  # (bout, what, card) already read
@@ -80,7 +80,7 @@ class Reading:
             last = mine = None
         trump = view.trump
         d = view.defender
-        if self.more and view.table and view.lead != me and self._first(view.bout, 2, 0):
+        if self.tells and view.table and view.lead != me and self._first(view.bout, 2, 0):
             led = view.table[0][0]
             if suit(led) != trump:  # a plain lead: the lowest plain cards usually go first
                 lower = (1 << (led - suit(led))) - 1  # every card of a lower rank
@@ -104,7 +104,7 @@ class Reading:
                         if suit(card) != trump:
                             self._doubt("trumped", d, card, TRUMPED, view.talon)
                     continue
-                if self.more and suit(c) != trump:  # a cheaper cover of the same suit was likely not there
+                if self.tells and suit(c) != trump:  # a cheaper cover of the same suit was likely not there
                     for card in cards_of(BEATERS[trump][a] & SUIT_MASK[suit(c)] & ((1 << c) - 1)):
                         self._doubt("covered_over", d, card, COVERED_OVER, view.talon)
         if last is not None and mine is not None and self._all_passed(last, mine, view):

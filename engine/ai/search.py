@@ -120,7 +120,7 @@ class SearchPlayer:
         self._endgame = Endgame(solver_nodes, clock)
         self.prior = HeuristicPlayer()
         # Reading the opponents (engine.ai.reading) needs the same player for a whole game.
-        self.reading = Reading(more=tells) if reads else None
+        self.reading = Reading(tells=tells) if reads else None
         self.opponents = opponents
 
     def remembered(self) -> int:

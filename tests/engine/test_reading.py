@@ -20,8 +20,8 @@ from tests.engine.helpers import card, cards, position
 TALON = "Ks Qc Jc Tc 6d 7d Ah Kh Qh Jh 6h"  # the last card face up: hearts are trumps
 
 
-def watched(g: Game, seat: int, *, more: bool = False) -> Reading:
-    reading = Reading(more=more)
+def watched(g: Game, seat: int, *, tells: bool = False) -> Reading:
+    reading = Reading(tells=tells)
     reading.observe(view(g, seat))
     return reading
 
@@ -76,15 +76,15 @@ def test_a_bout_left_to_end_makes_the_ranks_on_the_table_doubtful() -> None:
     assert card("7h") not in doubts and card("9h") not in doubts, "keeping a trump proves little"
 
 
-def test_a_plain_lead_makes_the_lower_plain_cards_doubtful_when_reading_more() -> None:
+def test_a_plain_lead_makes_the_lower_plain_cards_doubtful_when_reading_tells() -> None:
     g = position(["9c 6c Td Jd Qd Kd", "8s 9s As 9d 8d 7h"], TALON, lead=1)
-    plain, more = watched(g, 0), watched(g, 0, more=True)
+    plain, told = watched(g, 0), watched(g, 0, tells=True)
     g.apply(1, parse_move("l8s"))
     seen = view(g, 0)
     plain.observe(seen)
-    more.observe(seen)
-    assert plain.weights(seen) == {}, "leads are read only with more"
-    doubts = more.weights(seen)[1]
+    told.observe(seen)
+    assert plain.weights(seen) == {}, "leads are read only with tells"
+    doubts = told.weights(seen)[1]
     assert {c: doubts[c] for c in cards("6s 7s")} == pytest.approx(
         dict.fromkeys(cards("6s 7s"), LED_LOWER["led_lower"])
     )
@@ -92,13 +92,13 @@ def test_a_plain_lead_makes_the_lower_plain_cards_doubtful_when_reading_more() -
         dict.fromkeys(cards("7c 7d 6d"), LED_LOWER["led_lower_other"])
     )
     assert not any(c in doubts for c in cards("8c 8d 9s 6h 7h")), "no doubt about its rank, higher or trumps"
-    more.observe(seen)  # the same bout seen again is not read twice
-    assert more.weights(seen)[1][card("6s")] == pytest.approx(LED_LOWER["led_lower"])
+    told.observe(seen)  # the same bout seen again is not read twice
+    assert told.weights(seen)[1][card("6s")] == pytest.approx(LED_LOWER["led_lower"])
 
 
-def test_a_high_cover_makes_the_cheaper_covers_of_its_suit_doubtful_when_reading_more() -> None:
+def test_a_high_cover_makes_the_cheaper_covers_of_its_suit_doubtful_when_reading_tells() -> None:
     g = position(["6s 8c 6c 7c 9c Td", "9s Ts As 7h 9h Ad"], TALON)
-    reading = watched(g, 0, more=True)
+    reading = watched(g, 0, tells=True)
     g.apply(0, parse_move("l6s"))
     reading.chose(parse_move("l6s"))
     g.apply(1, parse_move("c6sTs"))  # 7♠, 8♠ or 9♠ would have done

@@ -443,7 +443,7 @@ def test_levels() -> None:
     assert normal.budget < hard.budget
     assert normal.endgame < hard.endgame, "hard solves the endgames normal gives up on"
     assert normal.reading is None and hard.reading is not None, "hard reads the opponents' play"
-    assert hard.reading.more, "leads and covers too"
+    assert hard.reading.tells, "leads and covers too"
     assert normal.endgame_value and hard.endgame_value, "both judge heads-up endgames (engine.ai.value)"
 
 
