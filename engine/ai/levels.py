@@ -65,8 +65,6 @@ def player_for(
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
     budget = BUDGET[level] * budget_scale
     hard = level is BotLevel.HARD
-    # A reader reads leads and covers too: against the outside anchor at hard's time that scored 4.0 points
-    # more over 200 games, paired by deal (-3.0 ... +11.0; docs/ai.md).
     reads = hard if reads is None else reads
     return SearchPlayer(
         budget,
@@ -74,6 +72,8 @@ def player_for(
         solver_nodes=HARD_ENDGAME_NODES if hard else SOLVER_NODES,
         endgame=HARD_ENDGAME * budget_scale if hard else None,
         reads=reads,
+        # A reader reads leads and covers too: against the outside anchor at hard's time that scored 4.0
+        # points more over 200 games, paired by deal (-3.0 ... +11.0; docs/ai.md).
         tells=reads if tells is None else tells,
         opponents=opponents,
         exploration=exploration,
