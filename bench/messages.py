@@ -3,6 +3,15 @@ random buttons through the real bot and a fake Bot API that keeps every call (an
 scaled as the tests scale them).
 
     .venv/bin/python bench/messages.py [--games 3] [--cards private group both] [--limits receiver group]
+    .venv/bin/python bench/messages.py --pace 2 6 [--games 2] [--admin member admin] [--limits group receiver]
+
+``--pace LO HI``: instead, 3-player throw-in games with the cards in the group only (players who never started
+the bot), played at a human pace (each player thinks LO to HI seconds before a move, all three at once) with
+Telegram's limits and rules (a bot that is no admin sends a hand only as the answer to a press) ten times
+faster than life; for the bot an admin of the group or a plain member, and each EPHEMERAL_LIMITS model, it
+prints the group's calls a minute as Telegram would count them (median and busiest minute), how long the
+hand of a player the game waits for took to show the move that put them on the clock (p50, p90, p99, in real seconds),
+how often the table called somebody by name, and 429s. A player with no hand in the group presses 🃏 My cards.
 
 For 3-player throw-in, 2-player transfer and 2x2 teams, for each place the players hold their cards
 (``private``: in private chats; ``group``: in the group only, as players who never started the bot;
@@ -21,6 +30,7 @@ import random
 import sqlite3
 import sys
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -29,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.bot.conftest import Harness, start_app, stop_app
 from tests.bot.fake_telegram import FakeTelegram, RateLimits, Sent
-from tests.bot.players import GROUP, choose, open_table, play_until_over, start
+from tests.bot.players import GROUP, choose, group_hand, move_choices, open_table, play_until_over, start
 
 SCALE = 0.01  # Telegram's limits a hundred times faster, as in the tests
 
@@ -94,6 +104,7 @@ def count(fake: FakeTelegram, users: list[int], db: Path) -> Counter[str]:
 
 async def one_game(names: list[str], options: list[str], seed: int, cards: str, limits: str) -> Counter[str]:
     fake = FakeTelegram(limits=RateLimits(scale=SCALE), ephemeral_limits=limits)
+    fake.bot_rights[GROUP] = set()  # an admin: it may send in-group hands whenever (see --pace for both)
     users = list(range(1, len(names) + 1))
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "messages.sqlite3"
@@ -158,6 +169,187 @@ async def run(games: int, places: list[str], models: list[str]) -> None:
                 )
 
 
+PACE_SCALE = 0.1  # Telegram's limits ten times faster: slow enough that the bot's own work stays small
+
+
+async def paced_game(seed: int, admin: bool, limits: str, pace: tuple[float, float]) -> dict[str, Any]:
+    """One 3-player game at a human pace, cards in the group only: what the group was sent, and how long the
+    hand of each player put on the clock took to show their new buttons."""
+    from bot import ephemeral
+    from bot.callbacks import CardsPress, encode
+
+    ephemeral.GRANT_SECONDS = 13.0 * PACE_SCALE  # Telegram's 15 s, scaled as its limits are
+    fake = FakeTelegram(limits=RateLimits(scale=PACE_SCALE), ephemeral_limits=limits)
+    fake.ephemeral_window = 15.0 * PACE_SCALE
+    users, rng = [1, 2, 3], random.Random(seed)
+    scaled = {
+        "rate_scale": PACE_SCALE,
+        "group_redraw_interval": 3.0 * PACE_SCALE,
+        "private_redraw_interval": 1.0 * PACE_SCALE,
+        "ephemeral_limits": limits,
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "paced.sqlite3"
+        h = Harness(fake, await start_app(fake, db, **scaled), db)
+        try:
+            if admin:
+                fake.bot_rights[GROUP] = set()
+            lobby = await open_table(h, ["Ann", "Bob", "Cid"], started=False)
+            table_id = lobby.table_id
+            assert table_id is not None
+            first = len(fake.sent)
+            await start(h, lobby)
+            live = h.deps.service.live[table_id]
+            clock: list[tuple[float, int, frozenset[int]]] = []  # (when, version, users on the clock)
+            asked = [0]
+
+            def over() -> bool:
+                return live.game is None or live.game.over or live.row.status.value != "playing"
+
+            async def watch() -> None:
+                seen = -1
+                while not over():
+                    game = live.game
+                    if game is not None and game.version != seen:
+                        seen = game.version
+                        on = frozenset(
+                            u for s in game.to_act() if (u := live.row.seats[s].user_id) is not None
+                        )
+                        clock.append((time.monotonic(), seen, on))
+                    await asyncio.sleep(0.002)
+
+            async def player(user: int) -> None:
+                while not over():
+                    hand = group_hand(fake, user)
+                    if hand is None:
+                        table = next((m for m in reversed(fake.bot_messages(GROUP)) if m.buttons()), None)
+                        if table is not None:
+                            asked[0] += 1
+                            fake.press(user, GROUP, table.message_id, encode(CardsPress(table_id)))
+                        await asyncio.sleep(rng.uniform(*pace) * PACE_SCALE)
+                        continue
+                    choices = move_choices(hand.seen[1]) if hand.seen else []
+                    if not choices:
+                        await asyncio.sleep(0.005)
+                        continue
+                    await asyncio.sleep(rng.uniform(*pace) * PACE_SCALE)  # thinking
+                    hand = group_hand(fake, user)
+                    choices = move_choices(hand.seen[1]) if hand is not None and hand.seen else []
+                    if hand is not None and choices:
+                        fake.press_ephemeral(user, GROUP, hand.message_id, rng.choice(choices))
+
+            await asyncio.wait_for(
+                asyncio.gather(watch(), *(player(u) for u in users)), timeout=3600 * PACE_SCALE
+            )
+            await h.deps.outbox.idle()
+        finally:
+            await stop_app(h.app)
+    sent = fake.sent[first:]
+    return {"sent": sent, "clock": clock, "asked": asked[0], "limits": limits}
+
+
+def hand_lag(sent: list[Sent], clock: list[tuple[float, int, frozenset[int]]]) -> list[float]:
+    """For every state that waits for one player alone, the real seconds until their in-group hand showed
+    its buttons (only once they had a hand in the group at all)."""
+
+    def version_of(s: Sent) -> int:
+        found = [
+            int(d.split(":")[2])
+            for d in (
+                b.get("callback_data", "") for row in (s.markup or {}).get("inline_keyboard", []) for b in row
+            )
+            if d[:2] in ("m:", "k:")
+        ]
+        return max(found, default=-1)
+
+    shown: dict[int, list[tuple[float, int]]] = {}
+    for s in sent:
+        if s.ok and s.receiver is not None and s.method != "deleteEphemeralMessage":
+            shown.setdefault(s.receiver, []).append((s.at, version_of(s)))
+    lags = []
+    for at, version, users in clock:
+        if len(users) != 1:
+            continue  # only states that wait for one player: nobody else can move the game on meanwhile
+        for user in users:
+            mine = shown.get(user, [])
+            if not mine or mine[0][0] > at:
+                continue  # no hand in the group yet: they ask for it when the table calls them
+            # Buttons of a state cannot be drawn before it: the first hand showing them is the answer (the
+            # watcher may notice the state a moment after the hand went out).
+            came = next((t for t, v in mine if v >= version), None)
+            if came is not None:
+                lags.append(max(0.0, came - at) / PACE_SCALE)
+    return lags
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+async def paced(games: int, admins: list[str], models: list[str], pace: tuple[float, float]) -> None:
+    window = 60 * PACE_SCALE
+    for rights in admins:
+        for limits in models:
+            lags: list[float] = []
+            per_minute: list[int] = []
+            calls = asked = refused = moves = waits = 0
+            minutes = 0.0
+            kinds: Counter[str] = Counter()
+            for seed in range(games):
+                game = await paced_game(seed, rights == "admin", limits, pace)
+                sent: list[Sent] = game["sent"]
+                lags += hand_lag(sent, game["clock"])
+                moves += len(game["clock"])
+                waits += sum(1 for _, _, users in game["clock"] if len(users) == 1)
+                if game["clock"]:
+                    minutes += (game["clock"][-1][0] - game["clock"][0][0]) / window
+                for s in sent:
+                    if s.ok and s.chat_id == GROUP:
+                        what = "table" if s.receiver is None else "hand"
+                        kinds[f"{what} {'sends' if s.method == 'sendMessage' else 'edits'}"] += 1
+                counted = [
+                    s.at
+                    for s in sent
+                    if s.ok and s.chat_id == GROUP and (s.receiver is None or limits == "group")
+                ]
+                if counted:
+                    start, end = counted[0], counted[-1]
+                    per_minute += [
+                        sum(1 for t in counted if a <= t < a + window)
+                        for a in (start + i * window for i in range(max(1, int((end - start) / window))))
+                    ]
+                calls += sum(
+                    1
+                    for s in sent
+                    if s.ok
+                    and s.chat_id == GROUP
+                    and s.receiver is None
+                    and s.method == "sendMessage"
+                    and "tg://user?id=" in s.text
+                )
+                asked += game["asked"]
+                refused += sum(1 for s in sent if not s.ok)
+            minutes = max(minutes, 1e-9)
+            print(
+                f"bot {rights}, EPHEMERAL_LIMITS={limits}: {games} games, {minutes:.1f} minutes, pace"
+                f" {pace[0]:g}-{pace[1]:g} s: {moves / minutes:.1f} moves a minute,"
+                f" {waits / minutes:.1f} of them wait for one player"
+            )
+            print("  a minute: " + ", ".join(f"{key} {kinds[key] / minutes:.1f}" for key in sorted(kinds)))
+            print(
+                f"  group's calls a minute  median {percentile([float(n) for n in per_minute], 0.5):4.0f}"
+                f"  busiest {max(per_minute, default=0):3d}  (Telegram allows 20)"
+            )
+            print(
+                f"  turn's hand shown after  p50 {percentile(lags, 0.5):5.2f} s  p90 {percentile(lags, 0.9):5.2f} s"
+                f"  p99 {percentile(lags, 0.99):5.2f} s  ({len(lags)} turns)"
+            )
+            print(
+                f"  table calls by name {calls}  🃏 My cards pressed {asked}  refused calls (429 or other) {refused}"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -166,9 +358,16 @@ def main() -> None:
     parser.add_argument(
         "--cards", nargs="+", default=["private", "group", "both"], help="where the cards are"
     )
-    parser.add_argument("--limits", nargs="+", default=["receiver", "group"], help="EPHEMERAL_LIMITS models")
+    parser.add_argument("--limits", nargs="+", default=["group", "receiver"], help="EPHEMERAL_LIMITS models")
+    parser.add_argument(
+        "--pace", nargs=2, type=float, metavar=("LO", "HI"), help="a human pace: seconds a move"
+    )
+    parser.add_argument("--admin", nargs="+", default=["member", "admin"], help="the bot's rights (--pace)")
     args = parser.parse_args()
-    asyncio.run(run(args.games, args.cards, args.limits))
+    if args.pace:
+        asyncio.run(paced(args.games, args.admin, args.limits, (args.pace[0], args.pace[1])))
+    else:
+        asyncio.run(run(args.games, args.cards, args.limits))
 
 
 if __name__ == "__main__":

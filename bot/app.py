@@ -93,8 +93,10 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         on_migrated=lambda old, new: service.chat_migrated(old, new),
         limits=settings.limits(),
         paces=storage.paces,
+        pushes=lambda chat_id: members.bot_admin(chat_id),
     )
     members = ChatMembers(application.bot)
+    await outbox.support.check()  # an operator learns at start whether the server can show cards in groups
     presenter = Presenter(
         storage,
         tables,

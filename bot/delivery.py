@@ -2,8 +2,11 @@
 
 An edit that would not change the message is not sent (what each message shows is remembered). A message
 that can no longer be edited is sent anew. A 429 blocks the chat for its ``retry_after`` and a network failure
-for a moment; either way the work is tried again (``TryAgain``). A 403 means the chat refuses the bot, and a
-group that became a supergroup says where it went: both are reported to whoever sends.
+for a moment; either way the work is tried again (``TryAgain``, which says until when Telegram wants the chat
+left alone). A 403 means the chat refuses the bot, and a group that became a supergroup says where it went:
+both are reported to whoever sends. An ephemeral message is sent only as Telegram allows (bot.ephemeral): to a
+server known to support them, and by a bot that is not an administrator only as the answer to its receiver's
+press; an in-group hand that is gone and may not be sent anew now is reported (``Gone``).
 """
 
 from __future__ import annotations
@@ -12,18 +15,22 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from telegram import Bot, InlineKeyboardMarkup
-from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
+from telegram.error import BadRequest, ChatMigrated, EndPointNotFound, Forbidden, RetryAfter, TelegramError
 
 from bot import ephemeral
 from bot.budget import COST
+from bot.ephemeral import Grants, NotEphemeral, Support
 
 log = logging.getLogger("bot.outbox")
 
 RefusedHook = Callable[[int], Awaitable[None]]
 MigratedHook = Callable[[int, int], Awaitable[None]]
+PushHook = Callable[
+    [int], Awaitable[bool]
+]  # the bot may send ephemeral messages there at any time (an admin)
 # What Telegram says of an edit whose message is gone (deleted, too old, or an ephemeral one it dropped).
 GONE = ("not found", "can't be edited", "message_id_invalid")
 BATCH = 100  # messages deleteMessages takes at once
@@ -47,6 +54,7 @@ class Draft:
     replaces: int | None = None
     receiver: int | None = None
     deletes: tuple[int, ...] = ()
+    answers: str | None = None  # an ephemeral message sent as the answer to this press (callback query id)
 
 
 @dataclass
@@ -59,11 +67,19 @@ class Pace:
 
 
 class TryAgain(Exception):
-    """The work stays queued: Telegram asked us to wait, or (``failure``) the network failed."""
+    """The work stays queued: Telegram asked us to wait (nothing more into ``chat_id`` before ``until``), or
+    (``failure``) the network failed."""
 
-    def __init__(self, *, failure: bool) -> None:
+    def __init__(self, *, failure: bool, chat_id: int | None = None, until: float = 0.0) -> None:
         super().__init__()
         self.failure = failure
+        self.chat_id = chat_id
+        self.until = until
+
+
+class Gone(Exception):
+    """An in-group hand is gone (expired, deleted) and may not be sent anew now: the bot is not an
+    administrator there and its player has not pressed anything lately. It comes back when they do."""
 
 
 class Delivery:
@@ -74,11 +90,15 @@ class Delivery:
         on_refused: RefusedHook,
         on_migrated: MigratedHook,
         clock: Callable[[], float] = time.monotonic,
+        pushes: PushHook | None = None,
     ) -> None:
         self.bot = bot
         self.on_refused = on_refused
         self.on_migrated = on_migrated
         self.clock = clock
+        self.support = Support(bot)
+        self.grants = Grants(clock)
+        self.pushes = pushes
         # (chat, message, receiver or 0) -> what it shows
         self._shown: dict[tuple[int, int, int], tuple[str, object]] = {}
 
@@ -87,6 +107,11 @@ class Delivery:
         if draft.deletes:
             await self._delete_many(chat, draft.chat_id, draft.deletes)
             return None
+        if draft.receiver is not None:
+            allowed = await self._allowed(draft)
+            if allowed is None:
+                return None
+            draft = allowed
         shown = (draft.text, draft.keyboard.to_dict() if draft.keyboard else None)
         if draft.message_id is not None and self._shown.get(_where(draft, draft.message_id)) == shown:
             return draft.message_id  # it shows that already: an edit would change nothing
@@ -102,6 +127,22 @@ class Delivery:
             # Counted from when Telegram answered: a request that waited in a queue on the way still leaves
             # the next one in this chat its full spacing.
             self._spent(chat, method)
+
+    async def _allowed(self, draft: Draft) -> Draft | None:
+        """An in-group hand as Telegram allows it to be sent now: to a server that knows ephemeral messages;
+        a new one by an administrator, or as the answer to its receiver's press (``Draft.answers``); where
+        neither, the one it was to replace (to sound) is edited instead, and with none to edit, None."""
+        assert draft.receiver is not None
+        if not await self.support.check():
+            return None
+        if draft.message_id is not None or (self.pushes is not None and await self.pushes(draft.chat_id)):
+            return draft
+        press = self.grants.fresh(draft.chat_id, draft.receiver)
+        if press is not None:
+            return replace(draft, answers=press)
+        if draft.replaces is not None:
+            return replace(draft, message_id=draft.replaces, replaces=None)
+        return None
 
     def _spent(self, chat: Pace, method: str) -> None:
         """One call made into ``chat``, counted as budget.COST says."""
@@ -137,8 +178,7 @@ class Delivery:
                 )
                 message_id = draft.message_id
         except RetryAfter as exc:
-            self._wait(chat, chat_id, exc)
-            raise TryAgain(failure=False) from None  # Telegram pacing us: tried as long as it takes
+            raise self._wait(chat, chat_id, exc) from None  # Telegram pacing us: tried as long as it takes
         except BadRequest as exc:
             text = exc.message.lower()
             if "not modified" in text and draft.message_id is not None:
@@ -148,8 +188,14 @@ class Delivery:
                 fresh = Draft(
                     chat_id, None, draft.text, draft.keyboard, draft.thread_id, receiver=draft.receiver
                 )
-                return await self.deliver(chat, fresh, again=True)  # gone: sent anew
+                found = await self.deliver(chat, fresh, again=True)  # gone: sent anew
+                if found is None and draft.receiver is not None:
+                    raise Gone from None
+                return found
             log.error("Telegram refused a message in chat %s: %s", chat_id, exc.message)
+            return None
+        except (NotEphemeral, EndPointNotFound):  # a server older than ephemeral messages
+            self.support.lost()
             return None
         except Forbidden:
             log.info("chat %s does not accept messages from the bot: nothing more is sent there", chat_id)
@@ -167,23 +213,26 @@ class Delivery:
             self._shown.clear()
         return message_id
 
-    def _wait(self, chat: Pace, chat_id: int, exc: RetryAfter) -> None:
-        """A 429: nothing more goes into this chat before its ``retry_after``."""
+    def _wait(self, chat: Pace, chat_id: int, exc: RetryAfter) -> TryAgain:
+        """A 429: nothing more goes into this chat (by any lane) before its ``retry_after``."""
         delay = exc.retry_after
         seconds = delay if isinstance(delay, int | float) else delay.total_seconds()
         chat.blocked_until = self.clock() + float(seconds)
         log.warning("429 in chat %s: waiting %s s, then trying again", chat_id, seconds)
+        return TryAgain(failure=False, chat_id=chat_id, until=chat.blocked_until)
 
     async def _ephemeral(self, chat: Pace, draft: Draft) -> int:
-        """Send or edit an in-group message that only ``draft.receiver`` sees."""
+        """Send or edit an in-group message that only ``draft.receiver`` sees (as ``_allowed`` made it)."""
         assert draft.receiver is not None
         chat_id, receiver = draft.chat_id, draft.receiver
         if draft.message_id is not None:
             await ephemeral.edit(self.bot, chat_id, receiver, draft.message_id, draft.text, draft.keyboard)
             return draft.message_id
         message_id = await ephemeral.send(
-            self.bot, chat_id, receiver, draft.text, draft.keyboard, draft.thread_id
+            self.bot, chat_id, receiver, draft.text, draft.keyboard, draft.thread_id, query_id=draft.answers
         )
+        if draft.answers is not None:
+            self.grants.spend(chat_id, receiver, draft.answers)
         if draft.replaces is not None:
             await self.delete(chat_id, draft.replaces, receiver, pace=chat)
         return message_id
@@ -199,8 +248,7 @@ class Delivery:
             try:
                 await self.bot.delete_messages(chat_id, batch)
             except RetryAfter as exc:
-                self._wait(chat, chat_id, exc)
-                raise TryAgain(failure=False) from None
+                raise self._wait(chat, chat_id, exc) from None
             except BadRequest as exc:
                 log.info("could not delete %d messages in chat %s: %s", len(batch), chat_id, exc.message)
             except Forbidden:

@@ -5,7 +5,7 @@ user's language (a hand, the group's table, a result; or the messages a tidy cha
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -14,7 +14,7 @@ from bot.delivery import Draft
 from bot.i18n import Text, language_for, texts
 from bot.members import ChatMembers
 from bot.outbox import Key
-from bot.render.group import cut, event_line, result_text, seat_names, summary_text, table_text
+from bot.render.group import call_line, cut, event_line, result_text, seat_names, summary_text, table_text
 from bot.render.hand import Clock, hand_closed, hand_over, hand_text
 from bot.render.keyboard import hand_keyboard
 from bot.render.lobby import lobby_keyboard, lobby_text
@@ -85,9 +85,31 @@ class Drafts:
             names = self._names(live, t)
             summary = summary_text(view(live.game), names, t, minutes=_minutes(live) or 1, game_id=game_id)
             return Draft(live.row.chat_id, live.row.message_id, summary, None, thread)
-        return Draft(
-            live.row.chat_id, live.row.message_id, *self._table(live, t, await self._walked(live)), thread
-        )
+        text, keyboard = self._table(live, t, await self._walked(live))
+        called = await self._called(live, t)
+        if called:
+            text += "\n\n" + call_line(called, t)
+        message_id, replaces = live.row.message_id, None
+        if live.call(frozenset(user for user, _ in called)) and message_id is not None:
+            message_id, replaces = None, message_id  # sent anew at the bottom of the chat: the mention sounds
+        return Draft(live.row.chat_id, message_id, text, keyboard, thread, replaces=replaces)
+
+    async def _called(self, live: Table, t: Text) -> list[tuple[int, str]]:
+        """The players the table message calls by name to move now, (user id, name) (``callees``), where the
+        bot is not an administrator of the group."""
+        game = live.game
+        on_clock = [s.user_id for s in live.row.seats if game is not None and s.seat in game.to_act()]
+        users = {u: await self.storage.users.get(u) for u in on_clock if u is not None and not is_former(u)}
+        called = callees(live, users.get, self._answerable)
+        if not called or self.members is None or await self.members.bot_admin(live.row.chat_id):
+            return []
+        names = self._names(live, t)
+        return [(user.id, names[seat]) for seat, user in called]
+
+    def _answerable(self, chat_id: int, user_id: int) -> bool:
+        """The bot may send this member an in-group message now as the answer to their press (bot.presenter
+        knows the presses)."""
+        return False
 
     def _result_draft(self, live: Table, t: Text, thread: int | None) -> Draft | None:
         """The result message, with its Rematch button while the rematch is open."""
@@ -242,6 +264,27 @@ def _minutes(live: Table) -> int | None:
     """How long the table's game took, in whole minutes (one at least)."""
     row = live.game_row
     return max(1, round(((row.finished_at or time.time()) - row.started_at) / 60)) if row else None
+
+
+def callees(
+    live: Table, user_of: Callable[[int], User | None], answerable: Callable[[int, int], bool]
+) -> list[tuple[int, User]]:
+    """Who the table message is to call by name now, (seat, user), where the bot is not an administrator of
+    the group: the players on the clock whose turn cannot sound otherwise, since they hold their cards only
+    in the group and have not pressed anything there a moment ago (which would let the bot send them their
+    hand anew, sounding, as its answer)."""
+    game = live.game
+    if game is None or game.over or live.row.status is not TableStatus.PLAYING or game.decided():
+        return []
+    found = []
+    for seat in game.to_act():
+        at = live.row.seats[seat]
+        if at.user_id is None or is_former(at.user_id) or live.is_bot_seat(seat):
+            continue
+        user = user_of(at.user_id)
+        if user is not None and not in_private(user) and not answerable(live.row.chat_id, user.id):
+            found.append((seat, user))
+    return found
 
 
 def in_private(user: User) -> bool:

@@ -54,6 +54,17 @@ class ChatMembers:
         """Telegram told us this member changed (the bot was made an admin, say): ask again next time."""
         self._known.pop((chat_id, user_id), None)
 
+    async def bot_admin(self, chat_id: int) -> bool:
+        """The bot is an administrator of this group: it may send ephemeral messages there at any time, not
+        only as the answer to a press (bot.ephemeral)."""
+        return (await self._ask(chat_id, self.bot.id))[1]
+
+    def known_admin(self, chat_id: int) -> bool | None:
+        """Whether the bot is an administrator of this group, as last asked (None: not known now); never
+        asks Telegram."""
+        known = self._known.get((chat_id, self.bot.id))
+        return known[2] if known is not None and known[0] > self.clock() else None
+
     async def bot_deletes(self, chat_id: int) -> bool:
         """The bot may delete everybody's messages in this group (an admin given that right)."""
         return (await self._ask(chat_id, self.bot.id))[2]

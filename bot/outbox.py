@@ -6,8 +6,10 @@ order of urgency: first what a person waits for (a command's reply, a menu they 
 redraws of table and hand messages. When the token's overall budget is short, the chats queue for it by rank
 (bot.budget): the hand of whoever must act now, then the hand of the player who just moved, then the rest. Redraws coalesce (only the latest state of a message is drawn, when its
 turn comes), keep a few of a group's sends a minute free for replies, and are spaced by the redraw interval.
-A 429 is waited out and the same work tried again, never earlier; a redraw is drawn anew. A chat that refuses
-the bot (403) gets nothing more until it writes again. A tidy chat's deletions after a table ends are a redraw
+A 429 is waited out and the same work tried again, never earlier; a redraw is drawn anew. Telegram's limits are
+per chat, so a 429 for any call into a chat holds every lane into it (its own, and its in-group hands') until
+its ``retry_after``; a group whose in-group hands draw one counts them in its own budget from then on. A chat
+that refuses the bot (403) gets nothing more until it writes again. A tidy chat's deletions after a table ends are a redraw
 too, the group's last (docs/groups.md). Each call to Telegram is made by ``bot.delivery``.
 """
 
@@ -18,7 +20,7 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal, TypeGuard
 
@@ -26,7 +28,8 @@ from telegram import Bot, InlineKeyboardMarkup
 
 from bot import budget
 from bot.budget import Budget
-from bot.delivery import Delivery, Draft, MigratedHook, Pace, RefusedHook, TryAgain
+from bot.delivery import Delivery, Draft, Gone, MigratedHook, Pace, PushHook, RefusedHook, TryAgain
+from bot.ephemeral import Support
 from bot.kept_paces import KeptPaces, PaceStore
 
 log = logging.getLogger(__name__)
@@ -36,8 +39,9 @@ MessageKind = Literal["table", "hand", "cards", "result", "broken", "tidy"]
 # the group (an ephemeral message), ("result", id, -1), ("broken", id, -1); ("tidy", id, -1) is no message but
 # the group's messages that led to an ended table, to delete (its draft names them)
 Key = tuple[MessageKind, int, int]
-# Whose pace a piece of work keeps: a chat's (its id), or an ephemeral receiver's (``("to", user id)``).
-Lane = int | tuple[str, int]
+# Whose pace a piece of work keeps: a chat's (its id), or an ephemeral receiver's in a group
+# (``("to", group id, user id)``).
+Lane = int | tuple[str, int, int]
 EphemeralModel = Literal["receiver", "group"]
 URGENT: frozenset[MessageKind] = frozenset({"result", "broken"})  # told once, and people wait for them
 
@@ -52,18 +56,21 @@ class Limits:
     chat_spacing: float = 1.0  # seconds between two sends into one chat
     global_budget: int = 30  # sends into all chats per global window
     global_window: float = 1.0
-    group_redraw: float = 3.0  # seconds between two redraws in a group
+    group_redraw: float = 3.0  # seconds between two redraws of a group's own messages
     private_redraw: float = 1.0  # ... and in a private chat
-    # How Telegram counts ephemeral messages (it does not say): each receiver as a private chat of its own, or
-    # inside the group's budget. Either way the group's table and replies go before hands.
-    ephemeral: EphemeralModel = "receiver"
+    # How Telegram counts ephemeral messages (it does not say): inside the group's budget, or each receiver as
+    # a private chat of its own. In a group's budget the hands of players who must act go first, then the
+    # table, then the other hands, and a part of the budget is kept for the turns.
+    ephemeral: EphemeralModel = "group"
+    turns: int = 6  # of a group's budget, kept for the hands of players who must act (where hands share it)
 
 
 MAX_FAILURES = 8  # a message somebody waits for is given up after this many failed tries in a row
 
 
 DraftSource = Callable[[Key], Awaitable[Draft | None]]
-SentHook = Callable[[Key, int], Awaitable[None]]  # a message sent anew (its id), or a tidy-up done (0)
+# A message sent anew (its id), or a tidy-up done, or an in-group hand gone and not sent anew (0).
+SentHook = Callable[[Key, int], Awaitable[None]]
 
 
 @dataclass
@@ -78,6 +85,7 @@ class _Chat(Pace):
     last_redraw: float = 0.0
     failures: int = 0  # network failures in a row (a 429 is pacing, not a failure)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
+    hands_until: float = 0.0  # a group's lane: in-group hands share its budget (marked within a window)
 
 
 class Outbox:
@@ -92,13 +100,20 @@ class Outbox:
         limits: Limits | None = None,
         clock: Callable[[], float] = time.monotonic,
         paces: PaceStore | None = None,
+        pushes: PushHook | None = None,
     ) -> None:
+        """``pushes``: whether the bot may send ephemeral messages in a group at any time (it is an
+        administrator there); without it, only as the answer to a press (``grant``)."""
         self.source = source
         self.on_sent = on_sent
         self.on_refused = on_refused
         self.limits = limits or Limits()
         self.clock = clock
-        self._delivery = Delivery(bot, on_refused=self._refused_by, on_migrated=on_migrated, clock=clock)
+        self._delivery = Delivery(
+            bot, on_refused=self._refused_by, on_migrated=on_migrated, clock=clock, pushes=pushes
+        )
+        self._paused: dict[int, float] = {}  # chat -> until when Telegram asked us to leave it alone (429)
+        self._shared: set[int] = set()  # groups whose in-group hands drew a 429: counted in their budget
         self._chats: dict[Lane, _Chat] = {}
         self._tasks: dict[Lane, asyncio.Task[None]] = {}
         self._budget = Budget(self.limits.global_budget, self.limits.global_window, clock)
@@ -122,10 +137,28 @@ class Outbox:
 
     def mark_ephemeral(self, chat_id: int, receiver: int, key: Key, *, rank: int = budget.LATER) -> None:
         """As ``mark``, for a message in group ``chat_id`` that only ``receiver`` sees: paced as the limits
-        model says (``Limits.ephemeral``)."""
-        if self._closed or chat_id in self._refused:
+        model says (``Limits.ephemeral``). ``rank`` URGENT: the answer to the receiver's own press, which
+        Telegram lets a bot that is not an administrator send for 15 seconds only: ahead of the redraws."""
+        if self._closed or chat_id in self._refused or self.support.known is False:
             return
-        self._mark(chat_id if self.limits.ephemeral == "group" else ("to", receiver), key, rank)
+        if self.limits.ephemeral == "group" or chat_id in self._shared:
+            self._chat(chat_id).hands_until = self.clock() + self.limits.window
+            self._mark(chat_id, key, rank)
+        else:
+            self._mark(("to", chat_id, receiver), key, rank)
+
+    def grant(self, chat_id: int, user_id: int, query_id: str) -> None:
+        """A member pressed a button in a group: the bot may send them an ephemeral message for a while."""
+        self._delivery.grants.note(chat_id, user_id, query_id)
+
+    def answerable(self, chat_id: int, user_id: int) -> bool:
+        """A press of this member's in the group lets the bot send them a message there now."""
+        return self._delivery.grants.fresh(chat_id, user_id) is not None
+
+    @property
+    def support(self) -> Support:
+        """Whether the Bot API server knows ephemeral messages (bot.ephemeral)."""
+        return self._delivery.support
 
     def _mark(self, lane: Lane, key: Key, rank: int) -> None:
         chat = self._chat(lane)
@@ -226,53 +259,97 @@ class Outbox:
         if task is None or task.done():
             self._tasks[lane] = asyncio.get_running_loop().create_task(self._run(lane))
 
-    def _wait(self, lane: Lane, chat: _Chat, redraw: bool) -> float:
-        """Seconds until this chat may send the next piece of work (0: now), the overall budget aside."""
+    def _wait(self, lane: Lane, chat: _Chat, rank: int) -> float:
+        """Seconds until this chat may send the next piece of work, of ``rank`` (0: now), the overall budget
+        aside. In a group, redraws leave ``reserve`` of its budget to replies, and where in-group hands share
+        it, the redraws nobody must act on leave ``turns`` more to the hands of those who must; the group's own
+        messages are spaced by ``group_redraw``, a turn's hand by the chat's spacing only."""
         limits, now = self.limits, self.clock()
         while chat.sent and chat.sent[0] <= now - limits.window:
             chat.sent.popleft()
-        ready = [chat.blocked_until, (chat.sent[-1] + limits.chat_spacing) if chat.sent else 0.0]
-        group = _is_group(lane)
+        ready = [
+            chat.blocked_until,
+            self._paused.get(_chat_of(lane), 0.0),
+            (chat.sent[-1] + limits.chat_spacing) if chat.sent else 0.0,
+        ]
+        group, redraw = _is_group(lane), rank > budget.URGENT
         if group:
-            budget = limits.group_budget - (limits.reserve if redraw else 0)
-            if len(chat.sent) >= budget:
-                ready.append(chat.sent[len(chat.sent) - budget] + limits.window)
-        if redraw:
+            allowed = limits.group_budget - (limits.reserve if redraw else 0)
+            if rank > budget.SOON and chat.hands_until > now:
+                allowed -= limits.turns
+            if len(chat.sent) >= allowed:
+                ready.append(chat.sent[len(chat.sent) - allowed] + limits.window)
+        if redraw and not (group and rank == budget.SOON):
             spacing = limits.group_redraw if group else limits.private_redraw
             ready.append(chat.last_redraw + spacing)
         return max(0.0, max(ready) - now)
+
+    def _next(self, lane: Lane, chat: _Chat) -> tuple[Key | None, int, float]:
+        """The piece of work to send next (None: the first that somebody waits for), its rank, and the
+        seconds until it may go: the first in order of preference that may go now, else the soonest."""
+        if chat.urgent:
+            return None, budget.URGENT, self._wait(lane, chat, budget.URGENT)
+        key = _told_once(chat)
+        if key is not None:
+            return key, budget.URGENT, self._wait(lane, chat, budget.URGENT)
+        waits: dict[int, float] = {}  # a redraw's wait depends on its rank only
+        best: tuple[Key | None, int, float] = (None, budget.LATER, float("inf"))
+        for key in _redraws(chat, _is_group(lane), self.clock() - self.limits.group_redraw):
+            rank = chat.dirty[key]
+            if rank not in waits:
+                waits[rank] = self._wait(lane, chat, rank)
+                if waits[rank] == 0:
+                    return key, rank, 0.0
+                if waits[rank] < best[2]:
+                    best = (key, rank, waits[rank])
+        return best
+
+    def _pause(self, lane: Lane, again: TryAgain) -> None:
+        """A 429: nothing goes into its chat by any lane before ``again.until``. In-group hands paced as their
+        receivers' own (``Limits.ephemeral``) that drew it are counted in the group's budget from now on."""
+        if again.chat_id is None:
+            return
+        if len(self._paused) > 1000:  # memory stays bounded: drop the pauses that are over
+            now = self.clock()
+            self._paused = {c: until for c, until in self._paused.items() if until > now}
+        self._paused[again.chat_id] = max(again.until, self._paused.get(again.chat_id, 0.0))
+        if isinstance(lane, tuple) and again.chat_id not in self._shared:
+            self._shared.add(again.chat_id)
+            log.warning(
+                "in-group hands drew a 429 in chat %s: counted in the group's budget from now on",
+                again.chat_id,
+            )
 
     async def _run(self, lane: Lane) -> None:
         chat = self._chat(lane)
         if _is_group(lane) and self._kept is not None:
             await self._kept.recall(lane, chat)
         while (chat.urgent or chat.dirty) and lane not in self._refused and not self._closed:
-            redraw = not chat.urgent and _told_once(chat) is None
-            wait = self._wait(lane, chat, redraw)
+            _, rank, wait = self._next(lane, chat)
             if wait > 0:
                 chat.wake.clear()
                 with contextlib.suppress(TimeoutError):  # urgent work arriving cuts a redraw's wait short
                     await asyncio.wait_for(chat.wake.wait(), wait)
                 continue
-            rank = budget.URGENT if not redraw else min(chat.dirty.values())
             chat.asking = self._budget.ask(rank)
             try:
                 slot = await chat.asking
             finally:
                 chat.asking = None
             calls = chat.calls
-            if lane in self._refused or self._closed or not (chat.urgent or chat.dirty):
+            paused = self._paused.get(_chat_of(lane), 0.0) > self.clock()  # a 429 by another lane meanwhile
+            if lane in self._refused or self._closed or not (chat.urgent or chat.dirty) or paused:
                 self._budget.done(slot, 0)
                 continue
             waiting = chat.urgent[0] if chat.urgent else None
-            key = _told_once(chat)  # after the wait for a slot: what is there now
+            key, _, _ = self._next(lane, chat)  # after the wait for a slot: what is there now
             was, queued_at = budget.LATER, self.clock()
             try:
                 if waiting is not None:
                     message_id = await self._delivery.deliver(chat, waiting[0])
                     self._settle(chat, message_id)
                 else:
-                    key = key or _next_redraw(chat, _is_group(lane))
+                    assert key is not None
                     was = chat.dirty.pop(key)
                     queued_at = chat.since.pop(key, self.clock())
                     found = await self.source(key)
@@ -286,6 +363,7 @@ class Outbox:
                     elif found is not None and found.deletes:
                         await self.on_sent(key, 0)  # deleted (or refused for good): not tried again
             except TryAgain as again:
+                self._pause(lane, again)
                 if waiting is None and key is not None:
                     chat.dirty[key] = min(was, chat.dirty.get(key, was))  # drawn anew in its turn
                     chat.since[key] = min(queued_at, chat.since.get(key, queued_at))
@@ -293,6 +371,10 @@ class Outbox:
                 if chat.failures > MAX_FAILURES and waiting is not None:
                     log.error("giving up a message to chat %s after %d failures", lane, chat.failures)
                     self._settle(chat, None)
+            except Gone:  # an in-group hand that is gone stays gone until its player presses something
+                chat.failures = 0
+                if key is not None:
+                    await self.on_sent(key, 0)
             except Exception:  # one bad message must not stop the chat's other messages
                 log.exception("sending to chat %s failed", lane)
                 if waiting is not None:
@@ -314,17 +396,29 @@ def _is_group(lane: Lane) -> TypeGuard[int]:
     return isinstance(lane, int) and lane < 0
 
 
-def _next_redraw(chat: _Chat, group: bool) -> Key:
-    """The redraw to draw next: in a group the table first (hands that share the group's budget wait for
-    it), then by rank (a hand somebody must act on first), each rank in the order it was marked."""
+def _chat_of(lane: Lane) -> int:
+    """The chat a lane's work goes into (an in-group hand's: its group)."""
+    return lane if isinstance(lane, int) else lane[1]
+
+
+def _redraws(chat: _Chat, group: bool, stale: float) -> Iterator[Key]:
+    """The redraws in the order they are to be drawn: in a group the table if it was marked ``stale`` or
+    earlier, then the hands of players who must act, then the table, then the rest by rank (the hand of a
+    player who just moved first), each rank in the order it was marked. (Where in-group hands share a
+    group's budget, a turn's hand comes within a few seconds, and the table, which the whole group watches,
+    still every few seconds.)"""
     dirty = chat.dirty
+    table = next((k for k in dirty if k[0] == "table"), None) if group else None
+    if table is not None and chat.since.get(table, stale) <= stale:
+        yield table
     if group:
-        table = next((k for k in dirty if k[0] == "table"), None)
-        if table is not None:
-            return table
-    return min(dirty, key=dirty.__getitem__)
+        yield from (k for k, rank in dirty.items() if rank <= budget.SOON)
+    if table is not None:
+        yield table
+    yield from sorted(dirty, key=dirty.__getitem__)
 
 
 def _told_once(chat: _Chat) -> Key | None:
-    """A result or a broken-table notice waiting in the chat (they go before its redraws)."""
-    return next((k for k in chat.dirty if k[0] in URGENT), None)
+    """A result or a broken-table notice, or a hand its player asked for this moment ("🃏 My cards", which
+    Telegram lets the bot answer for 15 seconds only), waiting in the chat: they go before its redraws."""
+    return next((k for k, rank in chat.dirty.items() if k[0] in URGENT or rank == budget.URGENT), None)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot import budget
-from bot.drafts import Drafts, in_group, in_private
+from bot.drafts import Drafts, callees, in_group, in_private
 from bot.members import ChatMembers
-from bot.outbox import Outbox
+from bot.outbox import Key, Outbox
 from bot.service import CLOSED, Redraw, Table
 from storage import Storage
 from storage.records import Seat, is_former
@@ -38,7 +38,15 @@ class Presenter(Drafts, Redraw):
     def table_message(self, table_id: int) -> None:
         live = self._live(table_id)
         if live:
-            self.outbox.mark(live.row.chat_id, ("table", table_id, -1))
+            # A table that calls somebody to move is their turn's sound: as soon as a turn's hand.
+            calls = self.members is not None and self.members.known_admin(live.row.chat_id) is not True
+            calls = calls and bool(callees(live, self.storage.users.cached, self._answerable))
+            self.outbox.mark(
+                live.row.chat_id, ("table", table_id, -1), rank=budget.SOON if calls else budget.LATER
+            )
+
+    def _answerable(self, chat_id: int, user_id: int) -> bool:
+        return self.outbox.answerable(chat_id, user_id)
 
     def hands(self, table_id: int) -> None:
         live = self._live(table_id)
@@ -109,7 +117,10 @@ class Presenter(Drafts, Redraw):
         live = self._live(table_id)
         user = live.row.seats[seat].user_id if live is not None else None
         if live is not None and user is not None and not is_former(user):
-            self.outbox.mark_ephemeral(live.row.chat_id, user, ("cards", table_id, seat), rank=budget.SOON)
+            # The answer to the player's own press: Telegram lets a bot that is not an administrator send it
+            # for 15 seconds only, so it goes before the group's redraws.
+            key: Key = ("cards", table_id, seat)
+            self.outbox.mark_ephemeral(live.row.chat_id, user, key, rank=budget.URGENT)
 
     def _hand(self, table_id: int, seat: int, *, rank: int) -> None:
         live = self._live(table_id)

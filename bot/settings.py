@@ -79,9 +79,10 @@ class Settings(BaseSettings):
     group_redraw_interval: float = Field(3.0, gt=0)
     private_redraw_interval: float = Field(1.0, gt=0)
     # How Telegram counts the in-group hands (ephemeral messages) against its limits, which it does not
-    # document: each receiver paced as a private chat of its own, or inside the group's 20 a minute. Either
-    # way the group's table and replies go first (docs/operations.md, "Limits").
-    ephemeral_limits: Literal["receiver", "group"] = "receiver"
+    # document: inside the group's 20 a minute (the hand of whoever must act first), or each receiver paced
+    # as a private chat of its own (a group whose hands draw a 429 then counts them in its budget). Replies
+    # go first either way (docs/operations.md, "In-group hands").
+    ephemeral_limits: Literal["receiver", "group"] = "group"
     # Telegram's limits scaled in time: 1 is Telegram; tests against a fake Bot API run faster (e.g. 0.01).
     rate_scale: float = Field(1.0, gt=0, le=1)
     # Seconds from the move before to a bot's move, its thinking included, so play can be followed.

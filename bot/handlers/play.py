@@ -54,6 +54,8 @@ async def cards_press(update: Update, context: Context) -> None:
         d, query, user, t, press = found
         table = d.service.table(press.table_id)
         outcome = await table.show_cards(user.id) if table is not None else Outcome.refused(Refusal.NO_TABLE)
+        if outcome.ok and not await d.outbox.support.check():
+            outcome = Outcome.refused(Refusal.NO_GROUP_CARDS)
         await answer(query, t, outcome)
 
 

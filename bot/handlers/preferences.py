@@ -41,8 +41,9 @@ async def settings_command(update: Update, context: Context) -> None:
         await reply(d, message, t("settings.admins_only"))
         return
     chat = await d.storage.chats.get(message.chat_id)
-    deletes = await d.members.bot_deletes(message.chat_id)
-    text, keyboard = group_menu(t, chat or Chat(id=message.chat_id, type=message.chat.type), deletes=deletes)
+    deletes, admin = await d.members.bot_deletes(message.chat_id), await d.members.bot_admin(message.chat_id)
+    here = chat or Chat(id=message.chat_id, type=message.chat.type)
+    text, keyboard = group_menu(t, here, deletes=deletes, admin=admin)
     await reply(d, message, text, keyboard)
 
 
@@ -106,4 +107,5 @@ async def _group_settings(d: Deps, query: CallbackQuery, chat_id: int, press: Se
     t = await d.presenter.group_text(chat_id)
     await query.answer(t("settings.saved"))
     now = await d.storage.chats.get(chat_id) or chat
-    await show(d, query, *group_menu(t, now, deletes=await d.members.bot_deletes(chat_id)))
+    deletes, admin = await d.members.bot_deletes(chat_id), await d.members.bot_admin(chat_id)
+    await show(d, query, *group_menu(t, now, deletes=deletes, admin=admin))

@@ -94,6 +94,14 @@ def event_line(event: Event, names: Sequence[str], t: Text) -> str | None:
     return t(f"event.{k.value}", **params)
 
 
+def call_line(called: Sequence[tuple[int, str]], t: Text) -> str:
+    """Whose move it is, as mentions of (user id, name): where the bot may not send a player their hand by
+    itself (it is not an administrator of the group), a mention in a new table message is what makes their
+    phone sound."""
+    names = ", ".join(f'<a href="tg://user?id={user}">{short(name)}</a>' for user, name in called)
+    return t("table.call", names=names)
+
+
 def opening_line(view: View, names: Sequence[str], t: Text) -> str:
     reason, card = view.opening
     return t(f"opening.{reason}", name=name_of(names, view.lead), card=face(card) if card is not None else "")

@@ -37,13 +37,17 @@ def user_menu(t: Text, cards: CardsPlace) -> tuple[str, InlineKeyboardMarkup]:
     return t("settings.language"), InlineKeyboardMarkup([_language_row("u", t.language), places])
 
 
-def group_menu(t: Text, chat: Chat, *, deletes: bool = False) -> tuple[str, InlineKeyboardMarkup]:
+def group_menu(
+    t: Text, chat: Chat, *, deletes: bool = False, admin: bool = False
+) -> tuple[str, InlineKeyboardMarkup]:
     """The group's language, who may open tables (and in a forum, how many at once), seasons, a tidy chat,
     and the options new tables start from; ``deletes``: the bot may delete messages there (a tidy chat needs
-    it)."""
+    it); ``admin``: the bot is an administrator (else the menu says what that would change for the cards)."""
     options = chat.default_options or Options()
     lines = [f"<b>{t('settings.title')}</b>", t("settings.hint"), ""]
     lines.extend(f"· {line}" for line in summary(options, t))
+    if not admin:
+        lines.extend(["", t("settings.cards_need")])
     if chat.tidy == "on" and not deletes:
         lines.extend(["", t("settings.tidy_needs")])
     rows = [_language_row("c", t.language)]

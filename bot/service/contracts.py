@@ -58,6 +58,7 @@ class Refusal(StrEnum):
     THEY_ARE_NOT_SEATED = "alert.they_are_not_seated"
     KICKED = "alert.kicked"
     CONCEDED = "alert.conceded"  # a move pressed by a player who conceded: a bot plays their seat
+    NO_GROUP_CARDS = "alert.no_group_cards"  # the Bot API server cannot show a hand in the group
     ILLEGAL = "illegal"  # the engine's reason goes with it
 
 

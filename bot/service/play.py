@@ -72,6 +72,9 @@ class Playing(TableState):
             seat = self.seat_in_game(user_id)
             if isinstance(seat, Refusal):
                 return Outcome.refused(seat)
+            refused = self.game.concede_refused(seat) if self.game is not None else None
+            if refused is not None:  # an old button of a player who is out, say: not even asked
+                return Outcome.refused(Refusal.ILLEGAL, refused.value)
             screen = self.screen(seat)
             if step != "yes":
                 screen.conceding = step == "ask"
@@ -128,6 +131,7 @@ class Playing(TableState):
                             self.fresh(seat, at.hand_message_id, group=False)
                         if at.group_hand_id is not None:
                             self.fresh(seat, at.group_hand_id, group=True)
+                        self.called -= {at.user_id}  # a table that calls them calls them again
                         self.env.redraw.warn(self.id, seat)
             self.env.redraw.clock(self.id)
             self._next_tick()

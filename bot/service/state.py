@@ -31,7 +31,7 @@ async def store_message_id(
     elif kind == "hand":
         await storage.tables.set_hand_message(table_id, seat, message_id)
     elif kind == "cards":
-        await storage.tables.set_group_hand(table_id, seat, message_id)
+        await storage.tables.set_group_hand(table_id, seat, message_id or None)  # 0: gone, none to edit
     elif kind == "result" and game_id is not None:
         await storage.games.set_result_message(game_id, message_id)
     else:
@@ -86,6 +86,7 @@ class TableState:
         self.loser: tuple[int | None, int] | None = None  # rematch: the last durak (user id or None, seat)
         self.failures = 0  # database writes that failed in a row (the retry backs off)
         self.screens: dict[int, Screen] = {}  # seat -> its player's hand message
+        self.called: frozenset[int] = frozenset()  # players the table message calls by name (bot.drafts)
         # A game nobody plays: the discard and the seats out as last seen, and the bout they were seen at.
         self._progress: tuple[int, int, int] = (-1, -1, 0)
         self.lock = asyncio.Lock()
@@ -184,7 +185,8 @@ class TableState:
     # ------------------------------------------------------------------ messages
 
     async def message_sent(self, kind: str, seat: int, message_id: int) -> None:
-        """A table, hand or result message was sent anew: remember its id (a restart edits it). The id is
+        """A table, hand or result message was sent anew: remember its id (a restart edits it; 0: an in-group
+        hand is gone, and there is none to edit). The id is
         written first and taken into the table after, with the lock held only for that: a press never waits
         behind this write, and a command that read the record before it is corrected by it."""
         game_id = self.game_row.id if self.game_row is not None else None
@@ -196,7 +198,8 @@ class TableState:
             elif kind in ("hand", "cards"):
                 field = "hand_message_id" if kind == "hand" else "group_hand_id"
                 seats = tuple(
-                    s.model_copy(update={field: message_id}) if s.seat == seat else s for s in self.row.seats
+                    s.model_copy(update={field: message_id or None}) if s.seat == seat else s
+                    for s in self.row.seats
                 )
                 self.row = self.row.model_copy(update={"seats": seats})
             elif self.game_row is not None:
@@ -238,6 +241,13 @@ class TableState:
             ring.ringing = None
             return None
         return ring.ringing
+
+    def call(self, users: frozenset[int]) -> bool:
+        """The table message calls ``users`` to move now: True if it did not call one of them before, so that
+        it is sent anew (a mention sounds in a new message only, never in an edit)."""
+        fresh = bool(users - self.called)
+        self.called = users
+        return fresh
 
     def fresh(self, seat: int, message_id: int, *, group: bool) -> None:
         """The hand is to be sent anew at its next redraw if it still asks something of its player (the

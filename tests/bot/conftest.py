@@ -83,8 +83,10 @@ async def stop_app(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     await app.shutdown()
 
 
-async def running(tmp_path: Path, *, over_http: bool = False, **overrides: Any) -> AsyncIterator[Harness]:
-    fake = FakeTelegram()
+async def running(
+    tmp_path: Path, *, over_http: bool = False, fake: FakeTelegram | None = None, **overrides: Any
+) -> AsyncIterator[Harness]:
+    fake = fake or FakeTelegram()
     runner = None
     if over_http:
         runner, port = await fake.serve()

@@ -6,12 +6,19 @@ the 4096-character limit (counted after the HTML is parsed, as Telegram does) an
 retry_after on demand, group membership (getChatMember says "left" for a stranger), 403 from a group that
 removed the bot, and a log of every send and edit per chat, with its text, for rate and content checks. Simulated users send commands and press the buttons they are shown.
 
-Ephemeral messages (Bot API 10.2) too: a message in a group that only its receiver sees, edited and deleted
-by the bot with (chat, receiver, ephemeral id). What the server holds and what each client shows are kept
-apart: a client that is ``offline`` misses sends, edits and deletions made meanwhile (the server still says
-ok), and one too old (``old_clients``) never shows any. ``visible(user, chat)`` is what a user's screen
-shows in a chat, for leak checks. Telegram does not say how ephemeral messages count against its limits:
-``ephemeral_limits`` picks a model, each receiver paced as a private chat of its own or inside the group's.
+Ephemeral messages (Bot API 10.3) too: a message in a group that only its receiver sees, edited and deleted
+by the bot with (chat, receiver, ephemeral id). Telegram's rules ("Ephemeral Messages and Commands"): a bot
+that is an administrator of the group (``bot_rights``) sends one to any member at any time; any other bot only
+within 15 seconds of that member's press in that group, quoting its ``callback_query_id`` (once); edits and
+deletions need neither. What the server holds and what each client shows are kept apart: a client that is
+``offline`` misses sends, edits and deletions made meanwhile (the server still says ok), one too old
+(``old_clients``) never shows any, an app restart (``restart_app``) drops every ephemeral message it showed,
+and messages expire (``ephemeral_ttl``: gone on the server too). ``visible(user, chat)`` is what a user's
+screen shows in a chat, for leak checks. A server older than 10.3 (``api_version``) answers 404 to the
+ephemeral methods, as to any unknown method, and ignores the unknown parameter of sendMessage: the message
+goes to the whole group. Telegram does not say how ephemeral messages count against its limits:
+``ephemeral_limits`` picks a model, each receiver paced as a private chat of its own or inside the group's;
+a 429 for any call into a chat holds the whole chat (``too_early`` records a call made inside it).
 """
 
 from __future__ import annotations
@@ -77,6 +84,7 @@ class Message:
     # server's text and markup above while the client is offline; ``gone``: deleted on the server.
     seen: tuple[str, dict[str, Any] | None] | None = None
     gone: bool = False
+    dropped: bool = False  # its receiver's app restarted: their client no longer has it
 
     def buttons(self) -> list[tuple[str, str]]:
         if not self.reply_markup:
@@ -135,6 +143,8 @@ SENDS = (
     "editEphemeralMessageText",
     "editEphemeralMessageReplyMarkup",
 )
+EPHEMERAL_METHODS = ("editEphemeralMessageText", "editEphemeralMessageReplyMarkup", "deleteEphemeralMessage")
+EPHEMERAL_SINCE = (10, 3)  # the Bot API version that brought ephemeral_message_parameters
 
 
 @dataclass
@@ -172,7 +182,14 @@ class FakeTelegram:
     ephemeral: dict[int, dict[int, Message]] = field(default_factory=dict)  # per group, by ephemeral id
     offline: set[int] = field(default_factory=set)  # users whose clients receive nothing ephemeral now
     old_clients: set[int] = field(default_factory=set)  # users whose clients cannot show ephemeral messages
-    ephemeral_limits: str = "receiver"  # "receiver": paced as a private chat each; "group": in the group's
+    ephemeral_limits: str = (
+        "group"  # "group": in the group's budget; "receiver": paced as a private chat each
+    )
+    api_version: tuple[int, int] = (10, 3)  # older than EPHEMERAL_SINCE: a server without ephemeral messages
+    ephemeral_window: float = 15.0  # seconds a press allows a bot that is not an admin to answer it
+    ephemeral_ttl: float | None = None  # seconds an ephemeral message lives (None: until deleted)
+    queries: dict[str, tuple[int, int, float]] = field(default_factory=dict)  # press -> (user, chat, when)
+    spent: set[str] = field(default_factory=set)  # presses an ephemeral message was sent for
     authors: dict[tuple[int, int], int] = field(default_factory=dict)  # (chat, message) -> who wrote it
     _changed: dict[int, asyncio.Event] = field(default_factory=dict)  # per chat: the bot sent or edited
     _answered: dict[str, asyncio.Event] = field(default_factory=dict)
@@ -311,6 +328,7 @@ class FakeTelegram:
     def _callback(self, user_id: int, chat_id: int, data: str, message: dict[str, Any]) -> str:
         callback_id = str(next(self._callback_ids))
         self.answers[callback_id] = []
+        self.queries[callback_id] = (user_id, chat_id, time.monotonic())
         query = {
             "id": callback_id,
             "from": self.users[user_id],
@@ -341,6 +359,29 @@ class FakeTelegram:
             }
         )
 
+    def promote_bot(self, chat_id: int, by: int, rights: set[str] | None = None) -> None:
+        """A group admin makes the bot an administrator (with ``rights``), or takes that away (``rights``
+        None): Telegram tells the bot with a my_chat_member update."""
+        me = {"id": BOT_ID, "is_bot": True, "first_name": "Durak", "username": BOT_USERNAME}
+        admin: dict[str, Any] = {"status": "administrator", "user": me, **dict.fromkeys(RIGHTS, False)}
+        member: dict[str, Any] = {"status": "member", "user": me}
+        if rights is None:
+            self.bot_rights.pop(chat_id, None)
+            old, new = admin, member
+        else:
+            self.bot_rights[chat_id] = set(rights)
+            old, new = member, admin | dict.fromkeys(rights, True)
+        change = {"chat": self.chat(chat_id), "from": self.users[by], "date": int(time.time())}
+        self._push({"my_chat_member": {**change, "old_chat_member": old, "new_chat_member": new}})
+
+    def restart_app(self, user_id: int) -> None:
+        """The user's Telegram app restarts: the ephemeral messages it showed are gone from their screen for
+        good (the server may still hold them)."""
+        for kept in self.ephemeral.values():
+            for message in kept.values():
+                if message.receiver == user_id:
+                    message.seen, message.dropped = None, True
+
     def upgrade(self, chat_id: int, new_id: int) -> None:
         """The group becomes a supergroup with a new id; the old id answers with migrate_to_chat_id."""
         self.chats[new_id] = {**self.chats[chat_id], "id": new_id, "type": "supergroup"}
@@ -367,6 +408,7 @@ class FakeTelegram:
 
     def shown_to(self, user_id: int, chat_id: int) -> list[Message]:
         """The ephemeral messages a user's client shows in a group now, oldest first."""
+        self._expire()
         return [
             m
             for m in self.ephemeral.get(chat_id, {}).values()
@@ -462,8 +504,9 @@ class FakeTelegram:
                 params[key] = value
         self.calls[method] += 1
         api = getattr(self, f"_api_{method}", None)
-        if api is None:
+        if api is None or (method in EPHEMERAL_METHODS and self.api_version < EPHEMERAL_SINCE):
             return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
+        self._expire()
         receiver = _receiver(params)
         try:
             queued = self.failures.get(method)
@@ -482,8 +525,8 @@ class FakeTelegram:
                     Sent(time.monotonic(), method, chat, False, text, receiver=receiver, error=err.code)
                 )
             body: dict[str, Any] = {"ok": False, "error_code": err.code, "description": err.description}
-            if err.retry_after is not None and isinstance(chat, int):
-                self._blocked_until[self._lane(chat, receiver)] = time.monotonic() + err.retry_after
+            if err.retry_after is not None and isinstance(chat, int):  # Telegram's limits are per chat
+                self._blocked_until[chat] = time.monotonic() + err.retry_after
             if err.retry_after is not None:
                 body["parameters"] = {"retry_after": err.retry_after}
             if err.migrate_to is not None:
@@ -499,7 +542,7 @@ class FakeTelegram:
         """429 past Telegram's limits; a send before a 429's retry_after has run out is also recorded."""
         now = time.monotonic()
         lane = self._lane(chat_id, receiver)
-        if now < self._blocked_until.get(lane, 0.0):
+        if now < self._blocked_until.get(chat_id, 0.0):
             self.too_early.append((chat_id, method))
         limits = self.limits
         if limits is None:
@@ -637,8 +680,8 @@ class FakeTelegram:
         chat_id = int(params["chat_id"])
         self._check_chat(chat_id)
         self._check_text(params)
-        if params.get("ephemeral_message_parameters"):
-            return self._send_ephemeral(chat_id, params)
+        if params.get("ephemeral_message_parameters") and self.api_version >= EPHEMERAL_SINCE:
+            return self._send_ephemeral(chat_id, params)  # (an older server ignores the parameter)
         message = Message(
             chat_id,
             self._next_id(chat_id),
@@ -684,6 +727,17 @@ class FakeTelegram:
             raise ApiError(400, "Bad Request: ephemeral messages can be sent only to group chats")
         if receiver not in self.users or receiver not in self.members.get(chat_id, set()):
             raise ApiError(400, "Bad Request: the receiver is not a member of the chat")
+        if chat_id not in self.bot_rights:  # not an administrator: only as the answer to the receiver's press
+            press = str(params["ephemeral_message_parameters"].get("callback_query_id", ""))
+            found = self.queries.get(press)
+            if (
+                found is None
+                or found[:2] != (receiver, chat_id)
+                or time.monotonic() - found[2] > self.ephemeral_window
+                or press in self.spent
+            ):
+                raise ApiError(400, "Bad Request: not enough rights to send an ephemeral message to the user")
+            self.spent.add(press)
         kept = self.ephemeral.setdefault(chat_id, {})
         message = Message(
             chat_id,
@@ -707,10 +761,25 @@ class FakeTelegram:
 
     def _deliver(self, message: Message) -> None:
         """The receiver's client shows what the server holds now, if it is online and can show it."""
+        if message.dropped:
+            return
         if message.receiver not in self.offline and message.receiver not in self.old_clients:
             message.seen = None if message.gone else (message.text, message.reply_markup)
 
+    def _expire(self) -> None:
+        """Ephemeral messages past ``ephemeral_ttl`` are gone, on the server and on their receiver's screen."""
+        if self.ephemeral_ttl is None:
+            return
+        oldest = time.monotonic() - self.ephemeral_ttl
+        for kept in self.ephemeral.values():
+            for message in kept.values():
+                if not message.gone and message.at < oldest:
+                    message.gone, message.seen = True, None
+
     def _ephemeral_message(self, params: dict[str, Any], action: str) -> Message:
+        for name in ("chat_id", "receiver_user_id", "ephemeral_message_id"):
+            if name not in params:
+                raise ApiError(400, f"Bad Request: {name} is empty")
         chat_id, receiver = int(params["chat_id"]), int(params["receiver_user_id"])
         self._check_chat(chat_id)
         found = self.ephemeral.get(chat_id, {}).get(int(params["ephemeral_message_id"]))

@@ -1,7 +1,9 @@
 """Cards in the group: each player's hand inside the group chat as an ephemeral message only they see, through
 the real PTB stack and the fake Bot API (which keeps what each client shows apart from what its server
-holds). Players who never started the bot play from the group alone; hidden cards stay hidden from every
-other user's screen; a lost hand comes back with "🃏 My cards"."""
+holds, and enforces Telegram's rules: a bot that is not an administrator sends one only as the answer to its
+receiver's press, within 15 seconds). Every test runs with the bot an administrator of the group and with it
+a plain member. Players who never started the bot play from the group alone; hidden cards stay hidden from
+every other user's screen; a lost hand comes back with "🃏 My cards"."""
 
 from __future__ import annotations
 
@@ -30,14 +32,48 @@ from tests.bot.players import (
 SCALE = 0.01  # the bot's RATE_SCALE in these tests (tests/bot/conftest.py)
 
 
-@pytest.fixture(params=["receiver", "group"])
+@pytest.fixture(params=[("admin", "group"), ("member", "group"), ("member", "receiver")])
 async def harness(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Harness]:
-    """Both models of how Telegram counts ephemeral messages, the fake enforcing the same one as the bot
-    keeps to."""
-    async for h in running(tmp_path, ephemeral_limits=request.param):
-        h.fake.ephemeral_limits = request.param
+    """The bot an administrator of the group or a plain member, and both models of how Telegram counts
+    ephemeral messages, the fake enforcing the same one as the bot keeps to."""
+    rights, model = request.param
+    async for h in running(tmp_path, ephemeral_limits=model):
+        h.fake.ephemeral_limits = model
         h.fake.limits = RateLimits(scale=SCALE)
+        if rights == "admin":
+            h.fake.bot_rights[GROUP] = set()
         yield h
+
+
+def admin(h: Harness) -> bool:
+    return GROUP in h.fake.bot_rights
+
+
+async def show_my_cards(h: Harness, user: int, lobby: Message) -> Message:
+    """The player presses 🃏 My cards under the table: their hand comes, as the answer to that press."""
+    before = {m.message_id for m in h.fake.shown_to(user, GROUP)}
+    answer = await press_and_wait(
+        h.fake, user, GROUP, current_table(h.fake, lobby).message_id, my_cards(lobby)
+    )
+    assert not answer.get("show_alert"), answer
+    fresh: Message = await h.fake.wait_for(
+        lambda: next((m for m in h.fake.shown_to(user, GROUP) if m.message_id not in before), None),
+        what=f"{user}'s hand",
+    )
+    return fresh
+
+
+async def hands_in_group(h: Harness, users: list[int], lobby: Message) -> None:
+    """Each of ``users`` sees their hand in the group: sent by itself where the bot is an administrator;
+    where it is not, as the answer to their last press if that was a moment ago (Join, say), else they press
+    🃏 My cards (Telegram allows nothing else)."""
+    for user in users:
+        if admin(h):
+            await h.fake.wait_for(lambda u=user: group_hand(h.fake, u), what=f"{user}'s hand")  # type: ignore[misc]
+            continue
+        await h.deps.outbox.idle()
+        if group_hand(h.fake, user) is None:
+            await show_my_cards(h, user, lobby)
 
 
 async def press_in_group(fake: FakeTelegram, user: int, message: Message, data: str) -> dict[str, object]:
@@ -65,6 +101,13 @@ async def lobby_of(h: Harness, names: list[str], started: list[bool]) -> Message
             assert "My cards" in str(answer.get("text"))
     await fake.wait_for(lambda: names[-1] in fake.messages[GROUP][lobby.message_id].text, what="seated")
     return lobby
+
+
+def current_table(fake: FakeTelegram, lobby: Message) -> Message:
+    """The group's table message as it is now: where the bot is not an admin, it is sent anew (at the bottom)
+    whenever it calls somebody to move."""
+    cards = ("🃏 My cards", my_cards(lobby))
+    return next(m for m in reversed(fake.bot_messages(GROUP)) if cards in m.buttons())
 
 
 def my_cards(lobby: Message) -> str:
@@ -126,10 +169,9 @@ async def test_a_three_player_game_played_to_its_result_from_the_group_alone(har
     await choose(fake, 1, "group")
     answer = await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
     assert "text" not in answer, answer
-    table = await dealt(fake, lobby)
-    await press_and_wait(fake, 2, GROUP, table.message_id, my_cards(lobby))
-    for user in users:
-        await fake.wait_for(lambda u=user: group_hand(fake, u), what=f"{names[user - 1]}'s hand")  # type: ignore[misc]
+    await dealt(fake, lobby)
+    await show_my_cards(harness, 2, lobby)
+    await hands_in_group(harness, [1, 3], lobby)
 
     def private_hands(user: int) -> list[Message]:
         return [m for m in fake.bot_messages(user) if "Your hand" in m.text]
@@ -176,6 +218,8 @@ async def test_a_player_with_both_channels_plays_from_either_and_hears_one_sound
     lobby = await lobby_of(harness, ["Ann", "Bob"], [True, True])
     await choose(fake, 1, "both")
     await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
+    await dealt(fake, lobby)
+    await hands_in_group(harness, [1], lobby)
     live = harness.deps.service.live[table_id(lobby)]
     assert live.game is not None
     ann = live.seat_of(1)
@@ -213,8 +257,11 @@ async def test_a_lost_hand_comes_back_with_my_cards_and_a_stranger_is_refused(ha
     lobby = await lobby_of(harness, ["Ann", "Bob"], [True, False])
     fake.offline.add(2)  # Bob's phone is offline when the cards are dealt: his hand never reaches it
     await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
-    table = await dealt(fake, lobby)
+    await dealt(fake, lobby)
     live = harness.deps.service.live[table_id(lobby)]
+    if not admin(harness):  # he presses 🃏 My cards, and the answer is lost on the way too
+        answer = await press_and_wait(fake, 2, GROUP, current_table(fake, lobby).message_id, my_cards(lobby))
+        assert not answer.get("show_alert"), answer
     await fake.wait_for(
         lambda: any(m.receiver == 2 for m in fake.ephemeral.get(GROUP, {}).values()), what="Bob's hand sent"
     )
@@ -222,7 +269,7 @@ async def test_a_lost_hand_comes_back_with_my_cards_and_a_stranger_is_refused(ha
     assert group_hand(fake, 2) is None  # lost, and Telegram said ok: the bot cannot know
     fake.offline.discard(2)
     before = set(fake.ephemeral[GROUP])
-    answer = await press_and_wait(fake, 2, GROUP, table.message_id, my_cards(lobby))
+    answer = await press_and_wait(fake, 2, GROUP, current_table(fake, lobby).message_id, my_cards(lobby))
     assert not answer.get("show_alert"), answer
     fresh = await fake.wait_for(
         lambda: next((m for m in fake.shown_to(2, GROUP) if m.message_id not in before), None), what="fresh"
@@ -233,7 +280,7 @@ async def test_a_lost_hand_comes_back_with_my_cards_and_a_stranger_is_refused(ha
     assert all(fake.ephemeral[GROUP][i].gone for i in before if fake.ephemeral[GROUP][i].receiver == 2)
     # Somebody not at the table: a short alert, and nothing sent for them.
     fake.add_user(9, "Mallory")
-    answer = await press_and_wait(fake, 9, GROUP, table.message_id, my_cards(lobby))
+    answer = await press_and_wait(fake, 9, GROUP, current_table(fake, lobby).message_id, my_cards(lobby))
     assert answer.get("show_alert") and "not at this table" in str(answer.get("text"))
     assert not fake.shown_to(9, GROUP)
     # ... nor can they play Bob's seat by sending a move under his hand.
@@ -258,6 +305,8 @@ async def test_after_a_restart_an_in_group_hand_is_carried_on_not_doubled(harnes
     fake = harness.fake
     lobby = await lobby_of(harness, ["Ann", "Bob"], [True, False])
     await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
+    await dealt(fake, lobby)
+    await hands_in_group(harness, [2], lobby)
     hand = await fake.wait_for(lambda: group_hand(fake, 2), what="Bob's hand in the group")
     await harness.deps.outbox.idle()
     await stop_app(harness.app)
@@ -287,8 +336,8 @@ async def test_a_client_too_old_for_ephemeral_messages_still_plays_from_private(
     fake.old_clients.add(2)
     lobby = await lobby_of(harness, ["Ann", "Bob"], [True, True])
     await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
-    table = await dealt(fake, lobby)
-    await press_and_wait(fake, 2, GROUP, table.message_id, my_cards(lobby))
+    await dealt(fake, lobby)
+    await press_and_wait(fake, 2, GROUP, current_table(fake, lobby).message_id, my_cards(lobby))
     await harness.deps.outbox.idle()
     assert fake.shown_to(2, GROUP) == [] and any(m.receiver == 2 for m in fake.ephemeral[GROUP].values())
     private = [m for m in fake.bot_messages(2) if "Your hand" in m.text]
@@ -299,14 +348,15 @@ async def test_a_429_on_an_in_group_hand_is_waited_out_never_undercut(harness: H
     fake = harness.fake
     lobby = await lobby_of(harness, ["Ann", "Bob"], [True, False])
     await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
-    await fake.wait_for(lambda: group_hand(fake, 2), what="Bob's hand in the group")
+    await dealt(fake, lobby)
+    await hands_in_group(harness, [2], lobby)
     await harness.deps.outbox.idle()
     live = harness.deps.service.live[table_id(lobby)]
     assert live.game is not None
     # Bob's next in-group hand is refused once with a 429: sent anew when Ann's lead makes him defend (the
-    # one send of that move), or edited after his own lead.
+    # one send of that move; edited where the bot is not an admin), or edited after his own lead.
     ann_leads = live.seat_of(1) in live.game.to_act()
-    method = "sendMessage" if ann_leads else "editEphemeralMessageText"
+    method = "sendMessage" if ann_leads and admin(harness) else "editEphemeralMessageText"
     fake.fail_next(method, ApiError(429, "Too Many Requests: retry after 1", retry_after=1))
     if ann_leads:
         private = await fake.wait_for(lambda: hand_message(fake, 1), what="Ann's hand")

@@ -76,3 +76,26 @@ async def test_with_four_players_the_conceder_is_last_and_the_others_play_on(har
     game_id = int(result.split("#")[1].split("<")[0].split()[0])
     places = {p.user_id: p.place for p in await harness.deps.storage.results.players(game_id)}
     assert places[3] == 4 and sorted(places[u] for u in (1, 2, 4))[0] == 1
+
+
+async def test_a_player_who_is_out_is_not_asked_to_concede(harness: Harness) -> None:
+    """A player with no cards left who presses an old "🏳 Concede" is told they are out, not asked whether to
+    take the last place (the engine's rule: docs/rules.md §9)."""
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob", "Cid"])
+    await start(harness, lobby)
+    (live,) = harness.deps.service.live.values()
+    rng = random.Random(5)
+    while live.game is not None and not live.game.over and all(bout < 0 for bout in live.game.out):
+        await play_until_over(fake, GROUP, [1, 2, 3], rng, limit=1, allow_unfinished=True)
+    assert live.game is not None and not live.game.over, "nobody went out before the end: another seed"
+    seat = next(s for s, bout in enumerate(live.game.out) if bout >= 0)
+    user = live.row.seats[seat].user_id
+    assert user is not None
+    hand: Message = await fake.wait_for(lambda: hand_message(fake, user), what="their hand")
+    version = live.game.version
+    answer = await press_and_wait(fake, user, user, hand.message_id, f"q:{live.id}:ask")
+    assert answer.get("show_alert") and answer.get("text") == "You are out of the game.", answer
+    await harness.deps.outbox.idle()
+    assert all("Concede this game?" not in m.text for m in fake.bot_messages(user))
+    assert live.game.version == version

@@ -15,7 +15,7 @@ import pytest
 from telegram import InlineKeyboardMarkup
 
 from bot.i18n import LANGUAGES, texts
-from bot.render.group import event_line, result_text, seat_names, summary_text, table_text
+from bot.render.group import call_line, event_line, result_text, seat_names, summary_text, table_text
 from bot.render.hand import Clock, hand_over, hand_text
 from bot.render.keyboard import hand_keyboard
 from bot.render.lobby import lobby_keyboard, lobby_text
@@ -52,9 +52,10 @@ def rendered(language: str) -> str:
         applied = game.apply(seat, rng.choice(game.legal_moves(seat)))
         recent.extend(e for e in applied.events if e.kind not in QUIET)
     lines = [line for e in recent[-4:] if (line := event_line(e, names, t))]
-    parts.append(
-        ("table", table_text(view(game), names, t, seconds_left=20, recent=lines, commitment="ab" * 32))
-    )
+    table = table_text(view(game), names, t, seconds_left=20, recent=lines, commitment="ab" * 32)
+    parts.append(("table", table))
+    called = call_line([(7, PLAYERS[0]), (8, PLAYERS[2])], t)
+    parts.append(("table calling whoever must move, the bot no admin", table + "\n\n" + called))
     for seat in range(3):
         v = view(game, seat)
         clock = Clock(8, warning=True, misses=1, limit=3) if seat in v.to_act else None
@@ -100,6 +101,9 @@ def rendered(language: str) -> str:
     menu, buttons = group_menu(t, forum)
     parts.append(("/settings", menu))
     parts.append(("/settings buttons", labels(buttons)))
+    parts.append(("/settings, the bot an admin", group_menu(t, forum, deletes=True, admin=True)[0]))
+    parts.append(("hello, the bot added to a group", t("alert.hello")))
+    parts.append(("🃏 My cards on a server without ephemeral messages", t("alert.no_group_cards")))
     parts.append(("opening refused", t("alert.admins_open") + "\n" + t("alert.one_table")))
     parts.append(("a move answered on a full token", t("alert.busy")))
     points = [
