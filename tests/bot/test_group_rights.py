@@ -98,7 +98,8 @@ async def play_from_the_group(
                     hand = group_hand(fake, user)
                     if hand is None or hand.seen is None or not move_choices(hand.seen[1]):
                         continue
-                await press_in_group(fake, user, hand, rng.choice(move_choices(hand.seen[1])))
+                choices = move_choices(hand.seen[1]) if hand.seen is not None else []
+                await press_in_group(fake, user, hand, rng.choice(choices))
             else:
                 continue
             presses += 1
