@@ -4,13 +4,16 @@ Telegram allows about one message a second into a chat, 20 a minute into a group
 second overall, and answers 429 with ``retry_after`` past them. Each chat has one task that sends its work in
 order of urgency: first what a person waits for (a command's reply, a menu they pressed, a result), then the
 redraws of table and hand messages. When the token's overall budget is short, the chats queue for it by rank
-(bot.budget): the hand of whoever must act now, then the hand of the player who just moved, then the rest. Redraws coalesce (only the latest state of a message is drawn, when its
-turn comes), keep a few of a group's sends a minute free for replies, and are spaced by the redraw interval.
-A 429 is waited out and the same work tried again, never earlier; a redraw is drawn anew. Telegram's limits are
-per chat, so a 429 for any call into a chat holds every lane into it (its own, and its in-group hands') until
-its ``retry_after``; a group whose in-group hands draw one counts them in its own budget from then on. A chat
-that refuses the bot (403) gets nothing more until it writes again. A tidy chat's deletions after a table ends are a redraw
-too, the group's last (docs/groups.md). Each call to Telegram is made by ``bot.delivery``.
+(bot.budget): the hand of whoever must act now, then the hand of the player who just moved, then the rest.
+Redraws coalesce (only the latest state of a message is drawn, when its turn comes), keep a few of a group's
+sends a minute free for replies (and, where in-group hands share a group's budget, a few for the turns), and
+are spaced by the redraw interval.
+A 429 is waited out and the same work tried again, never earlier; a redraw is drawn anew. Telegram's limits
+are per chat, so a 429 for any call into a chat holds every lane into it (its own, and its in-group hands')
+until its ``retry_after``; a group whose in-group hands draw one counts them in its own budget from then on.
+A chat that refuses the bot (403) gets nothing more until it writes again. A tidy chat's deletions after a
+table ends are a redraw too, the group's last (docs/groups.md). Each call to Telegram is made by
+``bot.delivery``.
 """
 
 from __future__ import annotations

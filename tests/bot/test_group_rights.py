@@ -150,6 +150,25 @@ async def test_nobody_started_the_bot_and_it_is_no_admin_yet_three_play_to_the_r
     within_limits(fake)
 
 
+async def test_nobody_started_the_bot_and_it_is_an_admin_three_play_to_the_result(member: Harness) -> None:
+    """The same three players with the bot an admin: every hand comes by itself at the deal, sounds when its
+    player's turn comes, and the table never needs to call anybody."""
+    h, fake = member, member.fake
+    fake.bot_rights[GROUP] = set()
+    lobby = await lobby_of(h, ["Ann", "Bob", "Cid"], [False, False, False])
+    await asyncio.sleep(ephemeral.GRANT_SECONDS + 0.2)  # no press allows anything: only the rights do
+    await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
+    await dealt(fake, lobby)
+    for user in (1, 2, 3):
+        await fake.wait_for(lambda u=user: group_hand(fake, u), what="a hand that came by itself")  # type: ignore[misc]
+    asked = await play_from_the_group(h, lobby, [1, 2, 3], seed=52)
+    await h.deps.outbox.idle()
+    assert asked == 0
+    assert not [s for s in fake.sent if s.chat_id == GROUP and s.receiver is None and mentions(s.text)]
+    assert [s for s in fake.sent if s.receiver is not None and s.method == "sendMessage" and s.sound]
+    within_limits(fake)
+
+
 async def test_made_an_admin_mid_game_the_bot_sends_hands_by_itself_from_then_on(member: Harness) -> None:
     h, fake = member, member.fake
     lobby = await lobby_of(h, ["Ann", "Bob"], [False, False])
