@@ -28,9 +28,8 @@ log = logging.getLogger("bot.outbox")
 
 RefusedHook = Callable[[int], Awaitable[None]]
 MigratedHook = Callable[[int, int], Awaitable[None]]
-PushHook = Callable[
-    [int], Awaitable[bool]
-]  # the bot may send ephemeral messages there at any time (an admin)
+# Whether the bot may send ephemeral messages into a group at any time (it is an administrator there).
+PushHook = Callable[[int], Awaitable[bool]]
 # What Telegram says of an edit whose message is gone (deleted, too old, or an ephemeral one it dropped).
 GONE = ("not found", "can't be edited", "message_id_invalid")
 BATCH = 100  # messages deleteMessages takes at once
