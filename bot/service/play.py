@@ -72,8 +72,9 @@ class Playing(TableState):
             seat = self.seat_in_game(user_id)
             if isinstance(seat, Refusal):
                 return Outcome.refused(seat)
-            refused = self.game.concede_refused(seat) if self.game is not None else None
-            if refused is not None:  # an old button of a player who is out, say: not even asked
+            refused = self.game.concede_refused(seat) if self.game is not None and step != "no" else None
+            if refused is not None:  # an old button of a player who is out, say: not even asked ("No" always
+                # goes back to the hand)
                 return Outcome.refused(Refusal.ILLEGAL, refused.value)
             screen = self.screen(seat)
             if step != "yes":
