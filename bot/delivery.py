@@ -101,6 +101,10 @@ class Delivery:
         # (chat, message, receiver or 0) -> what it shows
         self._shown: dict[tuple[int, int, int], tuple[str, object]] = {}
 
+    def held(self) -> dict[str, int]:
+        """Entries of its in-memory maps now (each bounded)."""
+        return {"shown": len(self._shown), "grants": self.grants.held()}
+
     async def deliver(self, chat: Pace, draft: Draft, again: bool = False) -> int | None:
         """Send or edit; the id of a new message, the edited one's, or None when nothing was sent."""
         if draft.deletes:

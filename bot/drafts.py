@@ -18,7 +18,7 @@ from bot.render.group import call_line, cut, event_line, result_text, seat_names
 from bot.render.hand import Clock, hand_closed, hand_over, hand_text
 from bot.render.keyboard import hand_keyboard
 from bot.render.lobby import lobby_keyboard, lobby_text
-from bot.service import ABANDONED, CLOSED, REMATCH_WINDOW, Table, warning_before
+from bot.service import ABANDONED, CLOSED, REMATCH_WINDOW, Table, seconds_shown, warning_before
 from engine.fairness import commitment
 from engine.views import view
 from storage import Storage
@@ -183,7 +183,7 @@ class Drafts:
             return text, keyboard
         seconds = None
         if live.deadline is not None and not live.game.over:
-            seconds = max(0, round(live.deadline - time.time()))
+            seconds = seconds_shown(live.deadline - time.time(), live.row.options.move_timer)
         names = self._names(live, t)
         recent = [line for e in live.recent if (line := event_line(e, names, t))]
         row = live.game_row
@@ -235,7 +235,7 @@ class Drafts:
         # A decided game is finished for its defender in a moment (docs/rules.md §7): no timer, no sound.
         on_clock = seat in v.to_act and not game.decided()
         if on_clock and live.deadline is not None:
-            seconds = max(0, round(live.deadline - time.time()))
+            seconds = seconds_shown(live.deadline - time.time(), live.row.options.move_timer)
             warning = game.would_miss(seat) and seconds <= warning_before(live.row.options.move_timer)
             clock = Clock(seconds, warning, game.misses[seat], game.rules.miss_limit)
         last = next((e for e in reversed(live.recent) if e.seat != seat), None)

@@ -160,6 +160,9 @@ class Grants:
         self.clock = clock
         self._by: dict[tuple[int, int], tuple[str, float]] = {}
 
+    def held(self) -> int:
+        return len(self._by)
+
     def note(self, chat_id: int, user_id: int, query_id: str) -> None:
         if len(self._by) >= self.KEPT:
             too_old = self.clock() - GRANT_SECONDS

@@ -21,6 +21,9 @@ class ChatMembers:
         # -> (until, member, admin, may delete others' messages)
         self._known: dict[tuple[int, int], tuple[float, bool, bool, bool]] = {}
 
+    def held(self) -> int:
+        return len(self._known)
+
     async def _ask(self, chat_id: int, user_id: int) -> tuple[bool, bool, bool]:
         now = self.clock()
         known = self._known.get((chat_id, user_id))

@@ -56,6 +56,7 @@ class Limits:
     window: float = 60.0  # seconds over which a group's budget counts
     group_budget: int = 20  # sends and edits into one group per window
     reserve: int = 4  # of those, kept free for replies: redraws wait when only this many are left
+    reserve_turns: int = 1  # ... and a turn's hand, which somebody waits for as for a reply, this many
     chat_spacing: float = 1.0  # seconds between two sends into one chat
     global_budget: int = 30  # sends into all chats per global window
     global_window: float = 1.0
@@ -68,6 +69,7 @@ class Limits:
     turns: int = 6  # of a group's budget, kept for the hands of players who must act (where hands share it)
 
 
+SWEEP_FIRST = 1000  # lanes (chats, and in-group receivers) kept before idle ones are freed
 MAX_FAILURES = 8  # a message somebody waits for is given up after this many failed tries in a row
 
 
@@ -122,6 +124,7 @@ class Outbox:
         self._budget = Budget(self.limits.global_budget, self.limits.global_window, clock)
         self._kept = KeptPaces(paces, self.limits.window, clock) if paces is not None else None
         self._refused: set[int] = set()  # chats that answered 403
+        self._sweep_at = SWEEP_FIRST  # lanes kept before the idle ones are looked for and freed
         self._closed = False
 
     # ------------------------------------------------------------------ what the bot asks
@@ -175,6 +178,17 @@ class Outbox:
         """The token is full: the hand of a player who just moved waits longer than a window of the overall
         budget before it is redrawn (bench/load.py: seconds, from about 100 busy tables on)."""
         return self._budget.lag(budget.OWN) > self.limits.global_window
+
+    def held(self) -> dict[str, int]:
+        """Entries of its in-memory maps now (bot.watch): lanes and their tasks follow the chats served in the
+        last window, the rest are bounded."""
+        return {
+            "outbox_lanes": len(self._chats),
+            "outbox_tasks": len(self._tasks),
+            "outbox_pauses": len(self._paused),
+            "outbox_refused": len(self._refused),
+            **self._delivery.held(),
+        }
 
     def backlog(self) -> tuple[dict[str, int], float]:
         """What waits to be sent now, by priority (``urgent``: replies and results; ``soon``: hands of players
@@ -257,16 +271,36 @@ class Outbox:
         return self._chats.setdefault(lane, _Chat())
 
     def _kick(self, lane: Lane) -> None:
+        if len(self._chats) >= self._sweep_at:
+            self._sweep()
         self._chat(lane).wake.set()
         task = self._tasks.get(lane)
         if task is None or task.done():
             self._tasks[lane] = asyncio.get_running_loop().create_task(self._run(lane))
 
-    def _wait(self, lane: Lane, chat: _Chat, rank: int) -> float:
+    def _sweep(self) -> None:
+        """Lanes with nothing to send and nothing sent for a window go (their pace no longer counts; a group's
+        is kept in the database anyway): memory follows the chats the bot talks to now, not every chat ever."""
+        now = self.clock()
+        horizon = now - self.limits.window
+
+        def idle(lane: Lane, chat: _Chat) -> bool:
+            task = self._tasks.get(lane)
+            quiet = not chat.sent or chat.sent[-1] <= horizon
+            waits = chat.urgent or chat.dirty or chat.asking is not None or chat.blocked_until > now
+            return quiet and not waits and chat.hands_until <= now and (task is None or task.done())
+
+        for lane in [lane for lane, chat in self._chats.items() if idle(lane, chat)]:
+            del self._chats[lane]
+            self._tasks.pop(lane, None)
+        self._sweep_at = max(SWEEP_FIRST, 2 * len(self._chats))
+
+    def _wait(self, lane: Lane, chat: _Chat, rank: int, *, overdue: bool = False) -> float:
         """Seconds until this chat may send the next piece of work, of ``rank`` (0: now), the overall budget
-        aside. In a group, redraws leave ``reserve`` of its budget to replies, and where in-group hands share
-        it, the redraws nobody must act on leave ``turns`` more to the hands of those who must; the group's own
-        messages are spaced by ``group_redraw``, a turn's hand by the chat's spacing only."""
+        aside. In a group, redraws leave ``reserve`` of its budget to replies (a turn's hand, ``reserve_turns``),
+        and where in-group hands share it, the redraws nobody must act on leave ``turns`` more to the hands of
+        those who must, except a table ``overdue`` (the whole group watches it); the group's own messages are
+        spaced by ``group_redraw``, a turn's hand by the chat's spacing only."""
         limits, now = self.limits, self.clock()
         while chat.sent and chat.sent[0] <= now - limits.window:
             chat.sent.popleft()
@@ -277,9 +311,10 @@ class Outbox:
         ]
         group, redraw = _is_group(lane), rank > budget.URGENT
         if group:
-            allowed = limits.group_budget - (limits.reserve if redraw else 0)
+            kept = limits.reserve_turns if rank == budget.SOON else limits.reserve if redraw else 0
+            allowed = limits.group_budget - kept
             if rank > budget.SOON and chat.hands_until > now:
-                allowed -= limits.turns
+                allowed -= limits.turns // 2 if overdue else limits.turns
             if len(chat.sent) >= allowed:
                 ready.append(chat.sent[len(chat.sent) - allowed] + limits.window)
         if redraw and not (group and rank == budget.SOON):
@@ -295,16 +330,19 @@ class Outbox:
         key = _told_once(chat)
         if key is not None:
             return key, budget.URGENT, self._wait(lane, chat, budget.URGENT)
-        waits: dict[int, float] = {}  # a redraw's wait depends on its rank only
+        waits: dict[tuple[int, bool], float] = {}  # a redraw's wait depends on its rank (and overdue) only
         best: tuple[Key | None, int, float] = (None, budget.LATER, float("inf"))
-        for key in _redraws(chat, _is_group(lane), self.clock() - self.limits.group_redraw):
+        now = self.clock()
+        for key in _redraws(chat, _is_group(lane), now - self.limits.group_redraw):
             rank = chat.dirty[key]
-            if rank not in waits:
-                waits[rank] = self._wait(lane, chat, rank)
-                if waits[rank] == 0:
+            # A table unchanged on the group's screen for a quarter of the window may use half the turns' part.
+            overdue = key[0] == "table" and chat.since.get(key, now) <= now - self.limits.window / 4
+            if (rank, overdue) not in waits:
+                wait = waits[rank, overdue] = self._wait(lane, chat, rank, overdue=overdue)
+                if wait == 0:
                     return key, rank, 0.0
-                if waits[rank] < best[2]:
-                    best = (key, rank, waits[rank])
+                if wait < best[2]:
+                    best = (key, rank, wait)
         return best
 
     def _pause(self, lane: Lane, again: TryAgain) -> None:

@@ -16,6 +16,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from bot.metrics import REGISTRY
+from bot.timers import JobScheduler
 
 if TYPE_CHECKING:
     from bot.deps import Deps
@@ -50,6 +51,22 @@ class State(Collector):
         for status, count in counts.items():
             tables.add_metric([status], count)
         yield tables
+        held = GaugeMetricFamily(
+            "durak_memory_entries",
+            "Entries of the bot's in-memory maps, by map: each bounded, or freed when its chat, table or job goes",
+            labels=["map"],
+        )
+        storage, scheduler = self.deps.storage, self.deps.service.env.scheduler
+        sizes = {
+            **self.deps.outbox.held(),
+            "users_cached": storage.users.held(),
+            "chats_cached": storage.chats.held(),
+            "members_known": self.deps.members.held(),
+            "timer_jobs": scheduler.pending() if isinstance(scheduler, JobScheduler) else 0,
+        }
+        for name, count in sizes.items():
+            held.add_metric([name], count)
+        yield held
         cluster = self.deps.cluster
         owned = len(cluster.owned) if cluster is not None else 0
         yield GaugeMetricFamily(

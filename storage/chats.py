@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import time
 
+from cachetools import LRUCache
+
 from engine import Options
-from storage.db import Database, Row
+from storage.db import CACHED, Database, Row
 from storage.records import Chat, Opens, TablesPer, Tidy
 from storage.seasons import SeasonKind
 
@@ -32,7 +34,7 @@ class Chats:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._cache: dict[int, Chat] = {}
+        self._cache: LRUCache[int, Chat] = LRUCache(CACHED)  # bounded: the chats seen lately
 
     async def seen(self, chat_id: int, type: str, title: str | None, is_forum: bool = False) -> Chat:
         known = await self.get(chat_id)
@@ -49,6 +51,10 @@ class Chats:
         found = await self.get(chat_id)
         assert found is not None
         return found
+
+    def held(self) -> int:
+        """Records in memory now (bot.watch: a bounded number, whatever the bot has ever seen)."""
+        return len(self._cache)
 
     def forget(self, chat_id: int) -> None:
         """Drop the cached record (another process changed it)."""

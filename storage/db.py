@@ -26,6 +26,9 @@ import psycopg
 from pydantic import BaseModel
 
 M = TypeVar("M", bound=BaseModel)
+# Records a repository keeps in memory (users, chats): the ones seen lately; memory stays bounded however many
+# people and groups the bot has ever seen.
+CACHED = 5000
 
 # What a failed read or write raises, whichever the backend (a full disk, an I/O error, a lost connection):
 # the caller keeps its state and tells the player that nothing was saved.

@@ -6,7 +6,9 @@ import secrets
 import time
 from collections.abc import Sequence
 
-from storage.db import Database, record
+from cachetools import LRUCache
+
+from storage.db import CACHED, Database, record
 from storage.records import CardsPlace, Seat, User
 
 
@@ -15,7 +17,7 @@ class Users:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._cache: dict[int, User] = {}
+        self._cache: LRUCache[int, User] = LRUCache(CACHED)  # bounded: the users seen lately
 
     async def seen(self, user: User) -> User:
         """Record what Telegram says of a user (name, username, language); keeps their own settings."""
@@ -57,6 +59,10 @@ class Users:
             user = await self.get(seat.user_id) if seat.user_id is not None else None
             names.append("" if seat.user_id is None else user.display_name if user else str(seat.user_id))
         return names
+
+    def held(self) -> int:
+        """Records in memory now (bot.watch: a bounded number, whatever the bot has ever seen)."""
+        return len(self._cache)
 
     def forget(self, user_id: int) -> None:
         """Drop the cached record (another process changed it)."""

@@ -15,6 +15,7 @@ from telegram.ext import (
     filters,
 )
 
+from bot.callbacks import pattern
 from bot.handlers import boards, errors, lobby, membership, play, preferences, private, replays
 from bot.handlers.common import log_update
 from bot.handlers.common import record_update as common_record
@@ -47,16 +48,18 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(CommandHandler(group_commands, private.group_only, filters=private_chat))
     add(ChatMemberHandler(membership.my_membership, ChatMemberHandler.MY_CHAT_MEMBER))
     # Buttons, one handler per kind of callback data (bot.callbacks); the last one answers everything else.
-    add(CallbackQueryHandler(play.move_press, pattern=r"^m:"))
-    add(CallbackQueryHandler(play.pick_press, pattern=r"^[kh]:"))
-    add(CallbackQueryHandler(play.back_press, pattern=r"^b:"))
-    add(CallbackQueryHandler(play.concede_press, pattern=r"^q:"))
-    add(CallbackQueryHandler(play.discard_press, pattern=r"^d:"))
-    add(CallbackQueryHandler(play.cards_press, pattern=r"^c:"))
-    add(CallbackQueryHandler(private.forget_press, pattern=r"^F:"))
-    add(CallbackQueryHandler(lobby.lobby_press, pattern=r"^L:"))
-    add(CallbackQueryHandler(boards.board_press, pattern=r"^T:"))
-    add(CallbackQueryHandler(preferences.settings_press, pattern=r"^S:"))
+    # First, a press of a kind its message never carries (forged): refused, it changes nothing.
+    add(errors.Misplaced(errors.unknown_press))
+    add(CallbackQueryHandler(play.move_press, pattern=pattern("m")))
+    add(CallbackQueryHandler(play.pick_press, pattern=pattern("k", "h")))
+    add(CallbackQueryHandler(play.back_press, pattern=pattern("b")))
+    add(CallbackQueryHandler(play.concede_press, pattern=pattern("q")))
+    add(CallbackQueryHandler(play.discard_press, pattern=pattern("d")))
+    add(CallbackQueryHandler(play.cards_press, pattern=pattern("c")))
+    add(CallbackQueryHandler(private.forget_press, pattern=pattern("F")))
+    add(CallbackQueryHandler(lobby.lobby_press, pattern=pattern("L")))
+    add(CallbackQueryHandler(boards.board_press, pattern=pattern("T")))
+    add(CallbackQueryHandler(preferences.settings_press, pattern=pattern("S")))
     add(CallbackQueryHandler(errors.unknown_press))
     # After everything: one log line per update (who, where, which table, what, how long).
     add(TypeHandler(Update, log_update), group=1)

@@ -1,20 +1,46 @@
-"""When something goes wrong: a press nobody else handles (stale, forged or cut data), and a handler that
-raised."""
+"""When something goes wrong: a press nobody else handles (stale, forged or cut data, or of a kind its
+message never carries), and a handler that raised."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
 import traceback
+from typing import Any
 
-from telegram import Update
+from telegram import Message, Update
 from telegram.error import TelegramError
+from telegram.ext import CallbackQueryHandler
 
+from bot.callbacks import drawn_under
 from bot.handlers.common import Context, answer, deps, reply
 from bot.i18n import language_for, texts
 from bot.service import Outcome, Refusal
 
 log = logging.getLogger(__name__)
+
+
+class Misplaced(CallbackQueryHandler[Any, None]):
+    """Takes a press of a kind the message it came from never carries (bot.callbacks.drawn_under): a forged
+    one, or one from a keyboard that changed since. Where Telegram does not give the message with its buttons
+    (older than 48 hours; an ephemeral one, as a server may give it), the handlers check the press as always."""
+
+    def check_update(self, update: object) -> bool | object | None:
+        if (
+            not isinstance(update, Update)
+            or update.callback_query is None
+            or not super().check_update(update)
+        ):
+            return None
+        query = update.callback_query
+        message = query.message
+        if not isinstance(message, Message) or query.data is None:
+            return None
+        markup = message.reply_markup
+        if markup is None and (message.message_id == 0 or "ephemeral_message_id" in message.api_kwargs):
+            return None
+        shown = [str(b.callback_data) for row in (markup.inline_keyboard if markup else ()) for b in row]
+        return None if drawn_under(query.data, [d for d in shown if d != "None"]) else True
 
 
 async def unknown_press(update: Update, context: Context) -> None:

@@ -23,6 +23,7 @@ from bot.service.contracts import (
     Redraw,
     Refusal,
     Scheduler,
+    seconds_shown,
     warning_before,
 )
 from bot.service.restore import restore
@@ -155,8 +156,11 @@ class TableService:
         for table in seated:
             await table.leave(user_id)
         former = await self.storage.users.erase(user_id)
-        for table in self.live.values():
-            if table.row.creator_id == user_id or table.seat_of(user_id) is not None:
+        # A copy: tables open and are pruned while each reload awaits; one pruned meanwhile is not read again.
+        for table in [
+            t for t in self.live.values() if t.row.creator_id == user_id or t.seat_of(user_id) is not None
+        ]:
+            if self.live.get(table.id) is table:
                 await table.reload()
         return former
 
@@ -274,5 +278,6 @@ __all__ = [
     "Screen",
     "Table",
     "TableService",
+    "seconds_shown",
     "warning_before",
 ]

@@ -35,6 +35,13 @@ def checkpoints(move_timer: int) -> list[int]:
     return sorted(marks, reverse=True)
 
 
+def seconds_shown(left: float, move_timer: int) -> int:
+    """The time left as a message shows it: the checkpoint it has reached (the whole timer before the first).
+    A message cannot count down, and one drawn anew for another reason must not be edited for the seconds
+    alone: every such edit is one of a group's 20 a minute, which the turns need (bot.outbox)."""
+    return min((c for c in (move_timer, *checkpoints(move_timer)) if c >= left - 0.5), default=0)
+
+
 class Refusal(StrEnum):
     """Why the service did nothing; the value is the i18n key of the alert."""
 

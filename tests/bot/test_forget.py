@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from collections.abc import Awaitable, Callable
+from typing import Any
 
+from bot.service import Table
 from tests.bot.conftest import Harness
 from tests.bot.players import GROUP, open_table, play_until_over, press_and_wait, start, table_id
 
@@ -83,3 +86,40 @@ async def test_cancel_changes_nothing(harness: Harness) -> None:
     await fake.wait_for(lambda: "Nothing was changed" in fake.messages[1][ask.message_id].text, what="kept")
     user = await harness.deps.storage.users.get(1)
     assert user is not None and user.first_name == "Ann"
+
+
+async def test_forget_me_survives_tables_opened_and_pruned_while_it_reads_tables_again(
+    harness: Harness,
+) -> None:
+    """Reading a table again awaits the database: meanwhile another table opens and one leaves memory.
+    /forgetme goes on over the tables it found, and reads none that left memory."""
+    fake = harness.fake
+    service = harness.deps.service
+    first = await open_table(harness, ["Ann", "Bob"])  # Ann created it and sits in it
+    fake.send(1, GROUP, "/cancel")
+    await fake.wait_for(lambda: service.live[table_id(first)].closed_at, what="the lobby cancelled")
+    fake.send(1, GROUP, "/newgame")
+    second = await fake.wait_for(
+        lambda: (m := fake.last(GROUP)) and m.buttons() and m.message_id != first.message_id and m,
+        what="a lobby",
+    )
+    old, new = service.live[table_id(first)], service.live[table_id(second)]
+    read_again: list[int] = []
+
+    def watched(table: Table, original: Callable[[], Awaitable[None]], meanwhile: Callable[[], None]) -> Any:
+        async def reload() -> None:
+            read_again.append(table.id)
+            meanwhile()
+            await original()
+
+        return reload
+
+    def churn() -> None:
+        service.live[10_000] = service.live[10_001] = new  # tables opened meanwhile ...
+        service.live.pop(new.id)  # ... and one that left memory
+
+    old.reload = watched(old, old.reload, churn)  # type: ignore[method-assign]
+    new.reload = watched(new, new.reload, lambda: None)  # type: ignore[method-assign]
+    former = await service.forget(1)
+    assert former < 0 and await harness.deps.storage.users.get(1) is None
+    assert read_again == [old.id]

@@ -7,8 +7,13 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from typing import cast
 
-from bot.budget import URGENT
+from telegram import Bot
+
+from bot.budget import LATER, SOON, URGENT
+from bot.outbox import Key, Outbox, _Chat
+from bot.service import seconds_shown
 from tests.bot.conftest import Harness
 from tests.bot.fake_telegram import ApiError, Message, RateLimits
 from tests.bot.players import (
@@ -208,3 +213,101 @@ async def test_on_a_full_token_a_move_is_answered_with_a_word_that_it_counted(ha
     assert str(busy.get("text", "")).startswith("✓ Played.") and not busy.get("show_alert")
     outbox._budget.done(held, 0)
     await outbox.idle()
+
+
+def group_lane(sent: int, *, last: float = 3.0) -> tuple[Outbox, _Chat, list[float]]:
+    """An outbox on a clock of our own, and a group lane whose in-group hands share its budget, with ``sent``
+    calls in the last minute (the newest ``last`` seconds ago)."""
+
+    async def nothing(*_: object) -> None:
+        return None
+
+    now = [1000.0]
+    outbox = Outbox(
+        cast(Bot, None),
+        nothing,
+        on_sent=nothing,
+        on_refused=nothing,
+        on_migrated=nothing,
+        clock=lambda: now[0],
+    )
+    chat = outbox._chat(GROUP)
+    chat.sent.extend(now[0] - 59.0 + i * (56.0 - last) / max(1, sent - 1) for i in range(sent))
+    chat.last_redraw = now[0] - last
+    chat.hands_until = now[0] + 60.0
+    return outbox, chat, now
+
+
+def test_where_hands_share_a_groups_budget_a_turns_hand_goes_as_long_as_one_send_is_left() -> None:
+    """A turn's hand is what a person waits for, as for a reply: it may use the group's budget but one send
+    (kept for a reply); the other hands leave the turns their part (docs/operations.md, "In-group hands")."""
+    outbox, chat, _ = group_lane(18)
+    turn: Key = ("cards", 1, 0)
+    other: Key = ("cards", 1, 1)
+    chat.dirty = {other: LATER, turn: SOON}
+    assert outbox._next(GROUP, chat) == (turn, SOON, 0.0)
+    chat.sent.append(chat.sent[-1])  # 19 in the minute: the last send is a reply's
+    assert outbox._next(GROUP, chat)[2] > 0
+    del chat.dirty[turn]
+    chat.sent.pop()
+    assert outbox._next(GROUP, chat)[2] > 0  # the other hand waits, at 18 as at 10
+    for _ in range(8):
+        chat.sent.popleft()
+    assert outbox._next(GROUP, chat)[2] > 0
+    chat.sent.popleft()
+    assert outbox._next(GROUP, chat) == (other, LATER, 0.0)
+
+
+def test_a_table_unchanged_for_a_quarter_minute_takes_part_of_the_turns_share() -> None:
+    """The whole group watches the table: while the turns' hands fill the group's budget it still comes every
+    quarter of a minute or so, taking half of what is kept for the turns, never all of it."""
+    outbox, chat, now = group_lane(12)
+    table: Key = ("table", 1, -1)
+    chat.dirty = {table: LATER}
+    chat.since = {table: now[0] - 1.0}
+    assert outbox._next(GROUP, chat)[2] > 0  # 12 sent: only 10 are for redraws nobody acts on
+    chat.since = {table: now[0] - 15.0}
+    assert outbox._next(GROUP, chat) == (table, LATER, 0.0)
+    chat.sent.append(chat.sent[-1])
+    assert outbox._next(GROUP, chat)[2] > 0  # 13: the turns keep the rest
+
+
+async def test_a_hand_drawn_anew_between_two_checkpoints_is_not_edited_for_the_seconds_alone(
+    harness: Harness,
+) -> None:
+    """A message cannot count down; the time left it shows moves at the timer's checkpoints only, so a hand
+    drawn anew a second later (another player moved, a press was stale) shows the same and costs nothing."""
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    outbox, service = harness.deps.outbox, harness.deps.service
+    live = service.live[lobby.table_id or 0]
+    assert live.game is not None
+    mover = live.game.to_act()[0] + 1
+    await fake.wait_for(lambda: hand_message(fake, mover), what="the mover's hand")
+    await outbox.idle()
+    shown = hand_message(fake, mover)
+    assert shown is not None and "⏳ 30 s" in shown.text
+    await asyncio.sleep(1.6)  # the time left, rounded, is 28 s now
+    before = len(fake.sent)
+    service.env.redraw.hands(live.id)
+    service.env.redraw.table_message(live.id)
+    await outbox.idle()
+    assert [s for s in fake.sent[before:] if s.ok] == []
+    assert seconds_shown(28.4, 30) == 30 and seconds_shown(20.3, 30) == 20 and seconds_shown(19.6, 30) == 20
+    assert seconds_shown(3.0, 30) == 10 and seconds_shown(-1.0, 15) == 5
+
+
+async def test_lanes_of_chats_served_a_window_ago_are_freed() -> None:
+    """The outbox keeps a lane (its pace, its task) per chat it serves; one with nothing to send and nothing
+    sent for a window goes, so memory follows the chats the bot talks to now, not every chat it ever served."""
+    outbox, _, now = group_lane(0)
+    for chat in range(1, 3000):
+        outbox._chat(chat).sent.append(now[0] - 61.0)  # served a while ago
+    busy = outbox._chat(-5)
+    busy.sent.append(now[0] - 5.0)  # ... this group a moment ago: its pace still counts
+    outbox.mark(7, ("hand", 1, 0))
+    await outbox.idle()
+    assert set(outbox._chats) <= {-5, 7, GROUP} and len(outbox._tasks) <= 1
+    assert outbox._chats[-5] is busy
+    await outbox.close()
