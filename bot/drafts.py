@@ -4,7 +4,6 @@ user's language (a hand, the group's table, a result; or the messages a tidy cha
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
@@ -13,7 +12,7 @@ from bot.callbacks import CardsPress, LobbyPress, encode
 from bot.delivery import Draft
 from bot.i18n import Text, language_for, texts
 from bot.members import ChatMembers
-from bot.outbox import Key
+from bot.pacing import Key
 from bot.render.group import call_line, cut, event_line, result_text, seat_names, summary_text, table_text
 from bot.render.hand import Clock, hand_closed, hand_over, hand_text
 from bot.render.keyboard import hand_keyboard
@@ -183,7 +182,7 @@ class Drafts:
             return text, keyboard
         seconds = None
         if live.deadline is not None and not live.game.over:
-            seconds = seconds_shown(live.deadline - time.time(), live.row.options.move_timer)
+            seconds = seconds_shown(live.deadline - live.env.clock(), live.row.options.move_timer)
         names = self._names(live, t)
         recent = [line for e in live.recent if (line := event_line(e, names, t))]
         row = live.game_row
@@ -235,7 +234,7 @@ class Drafts:
         # A decided game is finished for its defender in a moment (docs/rules.md §7): no timer, no sound.
         on_clock = seat in v.to_act and not game.decided()
         if on_clock and live.deadline is not None:
-            seconds = seconds_shown(live.deadline - time.time(), live.row.options.move_timer)
+            seconds = seconds_shown(live.deadline - live.env.clock(), live.row.options.move_timer)
             warning = game.would_miss(seat) and seconds <= warning_before(live.row.options.move_timer)
             clock = Clock(seconds, warning, game.misses[seat], game.rules.miss_limit)
         last = next((e for e in reversed(live.recent) if e.seat != seat), None)
@@ -263,7 +262,7 @@ class Drafts:
 def _minutes(live: Table) -> int | None:
     """How long the table's game took, in whole minutes (one at least)."""
     row = live.game_row
-    return max(1, round(((row.finished_at or time.time()) - row.started_at) / 60)) if row else None
+    return max(1, round(((row.finished_at or live.env.clock()) - row.started_at) / 60)) if row else None
 
 
 def callees(

@@ -14,12 +14,16 @@ TTL = 60.0  # seconds an answer is kept: a new admin or member waits at most thi
 _ADMINS = (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
 
+PRUNE_FIRST = 256  # members known before the expired ones are looked for and dropped
+
+
 class ChatMembers:
     def __init__(self, bot: Bot, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.bot = bot
         self.clock = clock
         # -> (until, member, admin, may delete others' messages)
         self._known: dict[tuple[int, int], tuple[float, bool, bool, bool]] = {}
+        self._prune_at = PRUNE_FIRST
 
     def held(self) -> int:
         return len(self._known)
@@ -29,8 +33,9 @@ class ChatMembers:
         known = self._known.get((chat_id, user_id))
         if known is not None and known[0] > now:
             return known[1], known[2], known[3]
-        if len(self._known) > 10_000:  # memory stays bounded: drop what has expired
+        if len(self._known) > self._prune_at:  # memory follows the last minute's members: drop what expired
             self._known = {k: v for k, v in self._known.items() if v[0] > now}
+            self._prune_at = max(PRUNE_FIRST, 2 * len(self._known))
         try:
             member = await self.bot.get_chat_member(chat_id, user_id)
         except TelegramError:  # not a user of that chat, or the bot is not in it: neither member nor admin

@@ -12,8 +12,9 @@ A 429 is waited out and the same work tried again, never earlier; a redraw is dr
 are per chat, so a 429 for any call into a chat holds every lane into it (its own, and its in-group hands')
 until its ``retry_after``; a group whose in-group hands draw one counts them in its own budget from then on.
 A chat that refuses the bot (403) gets nothing more until it writes again. A tidy chat's deletions after a
-table ends are a redraw too, the group's last (docs/groups.md). Each call to Telegram is made by
-``bot.delivery``.
+table ends are a redraw too, the group's last (docs/groups.md). What a lane may send next, and when, is
+``bot.pacing``'s; each call to Telegram is made by ``bot.delivery``. A lane with nothing to send that sent
+nothing for a window is freed.
 """
 
 from __future__ import annotations
@@ -22,75 +23,26 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections import deque
-from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
-from typing import Literal, TypeGuard
+from collections.abc import Awaitable, Callable
 
 from telegram import Bot, InlineKeyboardMarkup
 
 from bot import budget
 from bot.budget import Budget
-from bot.delivery import Delivery, Draft, Gone, MigratedHook, Pace, PushHook, RefusedHook, TryAgain
+from bot.delivery import Delivery, Draft, Gone, MigratedHook, PushHook, RefusedHook, TryAgain
 from bot.ephemeral import Support
 from bot.kept_paces import KeptPaces, PaceStore
+from bot.pacing import URGENT, Key, Lane, Limits, Queue, chat_of, is_group, next_work
 
 log = logging.getLogger(__name__)
 
-MessageKind = Literal["table", "hand", "cards", "result", "broken", "tidy"]
-# (kind, table id, seat): ("table", id, -1), ("hand", id, seat) in private, ("cards", id, seat) the same hand in
-# the group (an ephemeral message), ("result", id, -1), ("broken", id, -1); ("tidy", id, -1) is no message but
-# the group's messages that led to an ended table, to delete (its draft names them)
-Key = tuple[MessageKind, int, int]
-# Whose pace a piece of work keeps: a chat's (its id), or an ephemeral receiver's in a group
-# (``("to", group id, user id)``).
-Lane = int | tuple[str, int, int]
-EphemeralModel = Literal["receiver", "group"]
-URGENT: frozenset[MessageKind] = frozenset({"result", "broken"})  # told once, and people wait for them
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """Telegram's budgets (the defaults), or scaled down for tests."""
-
-    window: float = 60.0  # seconds over which a group's budget counts
-    group_budget: int = 20  # sends and edits into one group per window
-    reserve: int = 4  # of those, kept free for replies: redraws wait when only this many are left
-    reserve_turns: int = 1  # ... and a turn's hand, which somebody waits for as for a reply, this many
-    chat_spacing: float = 1.0  # seconds between two sends into one chat
-    global_budget: int = 30  # sends into all chats per global window
-    global_window: float = 1.0
-    group_redraw: float = 3.0  # seconds between two redraws of a group's own messages
-    private_redraw: float = 1.0  # ... and in a private chat
-    # How Telegram counts ephemeral messages (it does not say): inside the group's budget, or each receiver as
-    # a private chat of its own. In a group's budget the hands of players who must act go first, then the
-    # table, then the other hands, and a part of the budget is kept for the turns.
-    ephemeral: EphemeralModel = "group"
-    turns: int = 6  # of a group's budget, kept for the hands of players who must act (where hands share it)
-
-
-SWEEP_FIRST = 1000  # lanes (chats, and in-group receivers) kept before idle ones are freed
+SWEEP_FIRST = 100  # lanes (chats, and in-group receivers) kept before idle ones are looked for and freed
 MAX_FAILURES = 8  # a message somebody waits for is given up after this many failed tries in a row
 
 
 DraftSource = Callable[[Key], Awaitable[Draft | None]]
 # A message sent anew (its id), or a tidy-up done, or an in-group hand gone and not sent anew (0).
 SentHook = Callable[[Key, int], Awaitable[None]]
-
-
-@dataclass
-class _Chat(Pace):
-    # Work somebody waits for: the draft, who waits for it, and when it was queued.
-    urgent: deque[tuple[Draft, asyncio.Future[int | None], float]] = field(default_factory=deque)
-    dirty: dict[Key, int] = field(
-        default_factory=dict
-    )  # redraws in marking order, and their rank (bot.budget)
-    asking: asyncio.Future[float] | None = None  # the slot of the overall budget this chat waits for
-    since: dict[Key, float] = field(default_factory=dict)  # when each redraw was first marked
-    last_redraw: float = 0.0
-    failures: int = 0  # network failures in a row (a 429 is pacing, not a failure)
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    hands_until: float = 0.0  # a group's lane: in-group hands share its budget (marked within a window)
 
 
 class Outbox:
@@ -119,7 +71,7 @@ class Outbox:
         )
         self._paused: dict[int, float] = {}  # chat -> until when Telegram asked us to leave it alone (429)
         self._shared: set[int] = set()  # groups whose in-group hands drew a 429: counted in their budget
-        self._chats: dict[Lane, _Chat] = {}
+        self._chats: dict[Lane, Queue] = {}
         self._tasks: dict[Lane, asyncio.Task[None]] = {}
         self._budget = Budget(self.limits.global_budget, self.limits.global_window, clock)
         self._kept = KeptPaces(paces, self.limits.window, clock) if paces is not None else None
@@ -267,8 +219,8 @@ class Outbox:
 
     # ------------------------------------------------------------------ one task per chat
 
-    def _chat(self, lane: Lane) -> _Chat:
-        return self._chats.setdefault(lane, _Chat())
+    def _chat(self, lane: Lane) -> Queue:
+        return self._chats.setdefault(lane, Queue())
 
     def _kick(self, lane: Lane) -> None:
         if len(self._chats) >= self._sweep_at:
@@ -284,7 +236,7 @@ class Outbox:
         now = self.clock()
         horizon = now - self.limits.window
 
-        def idle(lane: Lane, chat: _Chat) -> bool:
+        def idle(lane: Lane, chat: Queue) -> bool:
             task = self._tasks.get(lane)
             quiet = not chat.sent or chat.sent[-1] <= horizon
             waits = chat.urgent or chat.dirty or chat.asking is not None or chat.blocked_until > now
@@ -295,55 +247,8 @@ class Outbox:
             self._tasks.pop(lane, None)
         self._sweep_at = max(SWEEP_FIRST, 2 * len(self._chats))
 
-    def _wait(self, lane: Lane, chat: _Chat, rank: int, *, overdue: bool = False) -> float:
-        """Seconds until this chat may send the next piece of work, of ``rank`` (0: now), the overall budget
-        aside. In a group, redraws leave ``reserve`` of its budget to replies (a turn's hand, ``reserve_turns``),
-        and where in-group hands share it, the redraws nobody must act on leave ``turns`` more to the hands of
-        those who must, except a table ``overdue`` (the whole group watches it); the group's own messages are
-        spaced by ``group_redraw``, a turn's hand by the chat's spacing only."""
-        limits, now = self.limits, self.clock()
-        while chat.sent and chat.sent[0] <= now - limits.window:
-            chat.sent.popleft()
-        ready = [
-            chat.blocked_until,
-            self._paused.get(_chat_of(lane), 0.0),
-            (chat.sent[-1] + limits.chat_spacing) if chat.sent else 0.0,
-        ]
-        group, redraw = _is_group(lane), rank > budget.URGENT
-        if group:
-            kept = limits.reserve_turns if rank == budget.SOON else limits.reserve if redraw else 0
-            allowed = limits.group_budget - kept
-            if rank > budget.SOON and chat.hands_until > now:
-                allowed -= limits.turns // 2 if overdue else limits.turns
-            if len(chat.sent) >= allowed:
-                ready.append(chat.sent[len(chat.sent) - allowed] + limits.window)
-        if redraw and not (group and rank == budget.SOON):
-            spacing = limits.group_redraw if group else limits.private_redraw
-            ready.append(chat.last_redraw + spacing)
-        return max(0.0, max(ready) - now)
-
-    def _next(self, lane: Lane, chat: _Chat) -> tuple[Key | None, int, float]:
-        """The piece of work to send next (None: the first that somebody waits for), its rank, and the
-        seconds until it may go: the first in order of preference that may go now, else the soonest."""
-        if chat.urgent:
-            return None, budget.URGENT, self._wait(lane, chat, budget.URGENT)
-        key = _told_once(chat)
-        if key is not None:
-            return key, budget.URGENT, self._wait(lane, chat, budget.URGENT)
-        waits: dict[tuple[int, bool], float] = {}  # a redraw's wait depends on its rank (and overdue) only
-        best: tuple[Key | None, int, float] = (None, budget.LATER, float("inf"))
-        now = self.clock()
-        for key in _redraws(chat, _is_group(lane), now - self.limits.group_redraw):
-            rank = chat.dirty[key]
-            # A table unchanged on the group's screen for a quarter of the window may use half the turns' part.
-            overdue = key[0] == "table" and chat.since.get(key, now) <= now - self.limits.window / 4
-            if (rank, overdue) not in waits:
-                wait = waits[rank, overdue] = self._wait(lane, chat, rank, overdue=overdue)
-                if wait == 0:
-                    return key, rank, 0.0
-                if wait < best[2]:
-                    best = (key, rank, wait)
-        return best
+    def _next(self, lane: Lane, chat: Queue) -> tuple[Key | None, int, float]:
+        return next_work(lane, chat, self.limits, self.clock(), self._paused.get(chat_of(lane), 0.0))
 
     def _pause(self, lane: Lane, again: TryAgain) -> None:
         """A 429: nothing goes into its chat by any lane before ``again.until``. In-group hands paced as their
@@ -363,7 +268,7 @@ class Outbox:
 
     async def _run(self, lane: Lane) -> None:
         chat = self._chat(lane)
-        if _is_group(lane) and self._kept is not None:
+        if is_group(lane) and self._kept is not None:
             await self._kept.recall(lane, chat)
         while (chat.urgent or chat.dirty) and lane not in self._refused and not self._closed:
             _, rank, wait = self._next(lane, chat)
@@ -378,7 +283,7 @@ class Outbox:
             finally:
                 chat.asking = None
             calls = chat.calls
-            paused = self._paused.get(_chat_of(lane), 0.0) > self.clock()  # a 429 by another lane meanwhile
+            paused = self._paused.get(chat_of(lane), 0.0) > self.clock()  # a 429 by another lane meanwhile
             if lane in self._refused or self._closed or not (chat.urgent or chat.dirty) or paused:
                 self._budget.done(slot, 0)
                 continue
@@ -422,44 +327,12 @@ class Outbox:
                     self._settle(chat, None)
             finally:
                 self._budget.done(slot, chat.calls - calls)
-                if chat.calls != calls and _is_group(lane) and self._kept is not None:
+                if chat.calls != calls and is_group(lane) and self._kept is not None:
                     self._kept.keep(lane, chat)
 
-    def _settle(self, chat: _Chat, message_id: int | None) -> None:
+    def _settle(self, chat: Queue, message_id: int | None) -> None:
         """The first urgent piece of work is done (sent, or given up): its sender learns the message id."""
         _, done, _ = chat.urgent.popleft()
         chat.failures = 0
         if not done.done():
             done.set_result(message_id)
-
-
-def _is_group(lane: Lane) -> TypeGuard[int]:
-    return isinstance(lane, int) and lane < 0
-
-
-def _chat_of(lane: Lane) -> int:
-    """The chat a lane's work goes into (an in-group hand's: its group)."""
-    return lane if isinstance(lane, int) else lane[1]
-
-
-def _redraws(chat: _Chat, group: bool, stale: float) -> Iterator[Key]:
-    """The redraws in the order they are to be drawn: in a group the table if it was marked ``stale`` or
-    earlier, then the hands of players who must act, then the table, then the rest by rank (the hand of a
-    player who just moved first), each rank in the order it was marked. (Where in-group hands share a
-    group's budget, a turn's hand comes within a few seconds, and the table, which the whole group watches,
-    still every few seconds.)"""
-    dirty = chat.dirty
-    table = next((k for k in dirty if k[0] == "table"), None) if group else None
-    if table is not None and chat.since.get(table, stale) <= stale:
-        yield table
-    if group:
-        yield from (k for k, rank in dirty.items() if rank <= budget.SOON)
-    if table is not None:
-        yield table
-    yield from sorted(dirty, key=dirty.__getitem__)
-
-
-def _told_once(chat: _Chat) -> Key | None:
-    """A result or a broken-table notice, or a hand its player asked for this moment ("🃏 My cards", which
-    Telegram lets the bot answer for 15 seconds only), waiting in the chat: they go before its redraws."""
-    return next((k for k, rank in chat.dirty.items() if k[0] in URGENT or rank == budget.URGENT), None)

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from bot import budget
 from bot.drafts import Drafts, callees, in_group, in_private
 from bot.members import ChatMembers
-from bot.outbox import Key, Outbox
+from bot.outbox import Outbox
+from bot.pacing import Key
 from bot.service import CLOSED, Redraw, Table
 from storage import Storage
 from storage.records import Seat, is_former
@@ -127,10 +128,10 @@ class Presenter(Drafts, Redraw):
         if live is not None:
             self._mark_hand(live, seat, rank=rank)
 
-    async def table_now(self, table_id: int) -> None:
-        """Redraw the table message at once, ahead of the coalesced redraws: a lobby press someone waits on."""
-        draft = await self.draft(("table", table_id, -1))
-        if draft is not None and draft.message_id is not None:
-            await self.outbox.send(
-                draft.chat_id, draft.text, keyboard=draft.keyboard, message_id=draft.message_id
-            )
+    def table_now(self, table_id: int) -> None:
+        """Redraw the table message ahead of the group's other redraws: a lobby press someone waits on. It is
+        drawn when it goes, as every redraw: presses in quick succession show once, as the last left it, and a
+        lobby never comes back over the game it started."""
+        live = self._live(table_id)
+        if live:
+            self.outbox.mark(live.row.chat_id, ("table", table_id, -1), rank=budget.URGENT)

@@ -22,8 +22,10 @@ Callback = Callable[[Context], Coroutine[Any, Any, None]]
 class JobScheduler:
     """The service's Scheduler over PTB's JobQueue: one pending job per table and purpose."""
 
-    def __init__(self, job_queue: JobQueue[Any]) -> None:
+    def __init__(self, job_queue: JobQueue[Any], clock: Callable[[], float] = time.time) -> None:
+        """``clock``: the service's, which the times given here are read on (wall-clock seconds)."""
         self.job_queue = job_queue
+        self.clock = clock
         # Our own index of pending jobs: asking the JobQueue by name scans every job of every table.
         self._jobs: dict[str, Job[Any]] = {}
 
@@ -35,7 +37,7 @@ class JobScheduler:
                 old.schedule_removal()
         if at is not None:
             self._jobs[name] = self.job_queue.run_once(
-                self._ran(name, callback), max(0.0, at - time.time()), data=data, name=name
+                self._ran(name, callback), max(0.0, at - self.clock()), data=data, name=name
             )
 
     def _ran(self, name: str, callback: Callback) -> Callback:
@@ -58,7 +60,7 @@ class JobScheduler:
         self._schedule(f"deadline:{table_id}", _deadline, at, (table_id, version))
 
     def bot_turn(self, table_id: int, version: int, delay: float) -> None:
-        self._schedule(f"bot:{table_id}", _bot_turn, time.time() + delay, (table_id, version))
+        self._schedule(f"bot:{table_id}", _bot_turn, self.clock() + delay, (table_id, version))
 
     def tick(self, table_id: int, version: int, at: float | None) -> None:
         self._schedule(f"tick:{table_id}", _tick, at, (table_id, version))

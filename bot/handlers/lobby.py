@@ -121,7 +121,7 @@ async def lobby_press(update: Update, context: Context) -> None:
         await answer(query, t, outcome)
     if outcome.ok and press.action != "rematch":
         # ... and the lobby shows it now, not after the redraw interval.
-        await d.presenter.table_now(press.table_id)
+        d.presenter.table_now(press.table_id)
 
 
 async def _admin(context: Context, table: Table, user: User) -> bool:

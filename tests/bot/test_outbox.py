@@ -12,7 +12,8 @@ from typing import cast
 from telegram import Bot
 
 from bot.budget import LATER, SOON, URGENT
-from bot.outbox import Key, Outbox, _Chat
+from bot.outbox import Outbox
+from bot.pacing import Key, Queue
 from bot.service import seconds_shown
 from tests.bot.conftest import Harness
 from tests.bot.fake_telegram import ApiError, Message, RateLimits
@@ -215,7 +216,7 @@ async def test_on_a_full_token_a_move_is_answered_with_a_word_that_it_counted(ha
     await outbox.idle()
 
 
-def group_lane(sent: int, *, last: float = 3.0) -> tuple[Outbox, _Chat, list[float]]:
+def group_lane(sent: int, *, last: float = 3.0) -> tuple[Outbox, Queue, list[float]]:
     """An outbox on a clock of our own, and a group lane whose in-group hands share its budget, with ``sent``
     calls in the last minute (the newest ``last`` seconds ago)."""
 
@@ -258,15 +259,17 @@ def test_where_hands_share_a_groups_budget_a_turns_hand_goes_as_long_as_one_send
     assert outbox._next(GROUP, chat) == (other, LATER, 0.0)
 
 
-def test_a_table_unchanged_for_a_quarter_minute_takes_part_of_the_turns_share() -> None:
+def test_a_table_unchanged_for_half_a_minute_takes_part_of_the_turns_share() -> None:
     """The whole group watches the table: while the turns' hands fill the group's budget it still comes every
-    quarter of a minute or so, taking half of what is kept for the turns, never all of it."""
+    half a minute or so, taking half of what is kept for the turns, never all of it."""
     outbox, chat, now = group_lane(12)
     table: Key = ("table", 1, -1)
     chat.dirty = {table: LATER}
     chat.since = {table: now[0] - 1.0}
     assert outbox._next(GROUP, chat)[2] > 0  # 12 sent: only 10 are for redraws nobody acts on
-    chat.since = {table: now[0] - 15.0}
+    chat.since = {table: now[0] - 20.0}
+    assert outbox._next(GROUP, chat)[2] > 0
+    chat.since = {table: now[0] - 30.0}
     assert outbox._next(GROUP, chat) == (table, LATER, 0.0)
     chat.sent.append(chat.sent[-1])
     assert outbox._next(GROUP, chat)[2] > 0  # 13: the turns keep the rest

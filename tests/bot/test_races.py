@@ -44,3 +44,34 @@ async def test_two_option_presses_at_once_both_count(harness: Harness) -> None:
     stored = await harness.deps.storage.tables.get(table)
     assert stored is not None
     assert (stored.options.move_timer, stored.options.deck) == (60, 52)
+
+
+async def test_a_lobby_never_comes_back_over_the_game_it_started(harness: Harness) -> None:
+    """Joins in quick succession and then Start, with Telegram's limits on: the group sees the lobby as the
+    last press left it, then the game, and never again a lobby with Join and Start (a screen does not go
+    back in time)."""
+    from tests.bot.fake_telegram import RateLimits
+
+    fake = harness.fake
+    fake.limits = RateLimits(scale=0.1)  # a send a tenth of a second into a chat, 20 in six seconds a group
+    lobby = await open_table(harness, ["Ann"])
+    table = table_id(lobby)
+    for user, name in ((2, "Bob"), (3, "Cid"), (4, "Dan")):
+        fake.add_user(user, name)
+    await _answers(harness, [(user, f"L:{table}:join") for user in (2, 3, 4)], lobby.message_id)
+    await _answers(harness, [(1, f"L:{table}:start")], lobby.message_id)
+    started = len(fake.sent)
+    await harness.deps.outbox.idle()
+
+    def lobby_buttons(markup: dict[str, list[list[dict[str, str]]]] | None) -> bool:
+        rows = (markup or {}).get("inline_keyboard", [])
+        return any(b.get("callback_data", "").startswith("L:") for row in rows for b in row)
+
+    table_edits = [
+        s
+        for s in fake.sent[started:]
+        if s.ok and s.chat_id == GROUP and s.method == "editMessageText" and "Trump" in s.text
+    ]
+    assert table_edits, "the game's table was drawn after Start"
+    lobbies = [s for s in fake.sent[started:] if s.ok and s.chat_id == GROUP and lobby_buttons(s.markup)]
+    assert lobbies == []
