@@ -1,7 +1,7 @@
 """Soak: one bot process plays thousands of short games across hundreds of groups for many minutes, and its
 RSS and the size of every in-memory map are sampled every few seconds.
 
-    .venv/bin/python bench/soak.py [--minutes 20] [--groups 600] [--at-once 8] [--every 5]
+    .venv/bin/python bench/soak.py [--minutes 25] [--warm-up 13] [--groups 600] [--at-once 8] [--every 10]
 
 The bot runs as its own process (``python -m bot``, SQLite in a temporary directory, METRICS_PORT on) against
 the fake Bot API over real HTTP, Telegram's limits off. ``--at-once`` sessions run side by side, one after the
@@ -10,9 +10,10 @@ other: a player (a new one half of the time) opens a table in a group (a new gro
 players play the game out (a game nobody watches is played at once) and its result is shown. Every
 ``--every`` seconds a line: minutes, games ended, groups and players seen, the bot's RSS, and each map
 (/metrics: ``durak_memory_entries`` by map, ``durak_live_tables``). At the end: the RSS growth after the
-warm-up (the first quarter of the run), and for each map its size at the end of the warm-up and at the end,
-against the groups seen then: a map that follows every group ever seen grows with them; one that is bounded,
-or freed when its chat, table or job goes, levels off.
+warm-up (``--warm-up`` minutes: a finished table stays in memory for its last redraws, 10 minutes and 2 more
+for a rematch button to go, so the tables in memory level off only then), and for each map its size at the
+end of the warm-up and at the end, against the groups seen then: a map that follows every group ever seen
+grows with them; one that is bounded, or freed when its chat, table or job goes, levels off.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ def _lobby(message: Message) -> str | None:
     return data.split(":")[1] if data else None
 
 
-async def run(minutes: float, groups: int, at_once: int, every: float) -> None:
+async def run(minutes: float, warm_up: float, groups: int, at_once: int, every: float) -> None:
     fake = FakeTelegram()
     runner, port = await fake.serve()
     metrics = _free_port()
@@ -164,14 +165,16 @@ async def run(minutes: float, groups: int, at_once: int, every: float) -> None:
             bot.terminate()
             await bot.wait()
             await runner.cleanup()
-    report(samples, seen)
+    report(samples, seen, warm_up)
 
 
-def report(samples: list[tuple[float, int, int, float, dict[str, float]]], seen: Seen) -> None:
+def report(
+    samples: list[tuple[float, int, int, float, dict[str, float]]], seen: Seen, warm_up: float
+) -> None:
     if len(samples) < 4:
         print("too short to tell")
         return
-    warm = samples[len(samples) // 4]
+    warm = next((s for s in samples if s[0] >= warm_up), samples[len(samples) // 2])
     last = samples[-1]
     growth = (last[3] - warm[3]) / warm[3]
     print(
@@ -192,13 +195,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--minutes", type=float, default=20.0)
+    parser.add_argument("--minutes", type=float, default=25.0)
+    parser.add_argument("--warm-up", type=float, default=13.0, help="minutes before RSS growth is measured")
     parser.add_argument("--groups", type=int, default=600, help="groups seen in all (new ones until then)")
     parser.add_argument("--at-once", type=int, default=8, help="sessions side by side")
-    parser.add_argument("--every", type=float, default=5.0, help="seconds between two samples")
+    parser.add_argument("--every", type=float, default=10.0, help="seconds between two samples")
     args = parser.parse_args()
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(run(args.minutes, args.groups, args.at_once, args.every))
+        asyncio.run(run(args.minutes, args.warm_up, args.groups, args.at_once, args.every))
 
 
 if __name__ == "__main__":

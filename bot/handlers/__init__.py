@@ -15,7 +15,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot.callbacks import pattern
+from bot.buttons import pattern
 from bot.handlers import boards, errors, lobby, membership, play, preferences, private, replays
 from bot.handlers.common import log_update
 from bot.handlers.common import record_update as common_record

@@ -12,7 +12,7 @@ from telegram import Message, Update
 from telegram.error import TelegramError
 from telegram.ext import CallbackQueryHandler
 
-from bot.callbacks import drawn_under
+from bot.buttons import drawn_under
 from bot.handlers.common import Context, answer, deps, reply
 from bot.i18n import language_for, texts
 from bot.service import Outcome, Refusal
@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 
 
 class Misplaced(CallbackQueryHandler[Any, None]):
-    """Takes a press of a kind the message it came from never carries (bot.callbacks.drawn_under): a forged
+    """Takes a press of a kind the message it came from never carries (bot.buttons.drawn_under): a forged
     one, or one from a keyboard that changed since. Where Telegram does not give the message with its buttons
     (older than 48 hours; an ephemeral one, as a server may give it), the handlers check the press as always."""
 

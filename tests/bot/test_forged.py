@@ -1,5 +1,5 @@
 """A modified client can send any callback data under any message of the bot's. Every kind of button, forged
-under every kind of message it is never drawn under (bot.callbacks.BUTTONS), is refused with the out-of-date
+under every kind of message it is never drawn under (bot.buttons.BUTTONS), is refused with the out-of-date
 alert and changes nothing: no message is sent or edited, no table, setting or user record moves."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import random
 
+from bot.buttons import BUTTONS, Screen, drawn_under
 from bot.callbacks import (
-    BUTTONS,
     BackPress,
     BoardPress,
     CardsPress,
@@ -18,10 +18,8 @@ from bot.callbacks import (
     HandPress,
     LobbyPress,
     Press,
-    Screen,
     SettingsPress,
     decode,
-    drawn_under,
     encode,
 )
 from tests.bot.conftest import Harness
