@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
+from cachetools import LRUCache
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest, ChatMigrated, EndPointNotFound, Forbidden, RetryAfter, TelegramError
 
@@ -33,7 +34,9 @@ PushHook = Callable[[int], Awaitable[bool]]
 # What Telegram says of an edit whose message is gone (deleted, too old, or an ephemeral one it dropped).
 GONE = ("not found", "can't be edited", "message_id_invalid")
 BATCH = 100  # messages deleteMessages takes at once
-SHOWN_KEPT = 50_000  # messages whose text is remembered; a forgotten one is at worst edited once more
+SHOWN_KEPT = (
+    10_000  # messages whose text is remembered, the last drawn; a forgotten one is at worst edited once more
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +102,7 @@ class Delivery:
         self.grants = Grants(clock)
         self.pushes = pushes
         # (chat, message, receiver or 0) -> what it shows
-        self._shown: dict[tuple[int, int, int], tuple[str, object]] = {}
+        self._shown: LRUCache[tuple[int, int, int], tuple[str, object]] = LRUCache(SHOWN_KEPT)
 
     def held(self) -> dict[str, int]:
         """Entries of its in-memory maps now (each bounded)."""
@@ -212,8 +215,6 @@ class Delivery:
             chat.blocked_until = self.clock() + (1.0 if not again else 2.0)
             raise TryAgain(failure=True) from None
         self._shown[_where(draft, message_id)] = shown
-        if len(self._shown) > SHOWN_KEPT:  # memory stays bounded
-            self._shown.clear()
         return message_id
 
     def _wait(self, chat: Pace, chat_id: int, exc: RetryAfter) -> TryAgain:
