@@ -34,9 +34,8 @@ PushHook = Callable[[int], Awaitable[bool]]
 # What Telegram says of an edit whose message is gone (deleted, too old, or an ephemeral one it dropped).
 GONE = ("not found", "can't be edited", "message_id_invalid")
 BATCH = 100  # messages deleteMessages takes at once
-SHOWN_KEPT = (
-    10_000  # messages whose text is remembered, the last drawn; a forgotten one is at worst edited once more
-)
+# Messages whose text is remembered, the last drawn: a forgotten one is at worst edited once more.
+SHOWN_KEPT = 10_000
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,12 +41,13 @@ class JobScheduler:
             )
 
     def _ran(self, name: str, callback: Callback) -> Callback:
-        """``callback``, leaving the index first: it holds pending jobs only, not one per table ever timed."""
+        """``callback``, then out of the index unless it set the next job of its name: the index holds pending
+        jobs only, not one per table ever timed."""
 
         async def run(context: Context) -> None:
             try:
                 await callback(context)
-            finally:  # unless the callback set the next one
+            finally:
                 if context.job is not None and self._jobs.get(name) is context.job:
                     del self._jobs[name]
 

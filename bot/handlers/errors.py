@@ -39,8 +39,9 @@ class Misplaced(CallbackQueryHandler[Any, None]):
         markup = message.reply_markup
         if markup is None and (message.message_id == 0 or "ephemeral_message_id" in message.api_kwargs):
             return None
-        shown = [str(b.callback_data) for row in (markup.inline_keyboard if markup else ()) for b in row]
-        return None if drawn_under(query.data, [d for d in shown if d != "None"]) else True
+        rows = markup.inline_keyboard if markup else ()
+        shown = [b.callback_data for row in rows for b in row if isinstance(b.callback_data, str)]
+        return None if drawn_under(query.data, shown) else True
 
 
 async def unknown_press(update: Update, context: Context) -> None:
