@@ -199,7 +199,7 @@ async def paced_game(seed: int, admin: bool, limits: str, pace: tuple[float, flo
             assert table_id is not None
             first = len(fake.sent)
             await start(h, lobby)
-            live = h.deps.service.live[table_id]
+            live = h.deps.service.tables[table_id]
             clock: list[tuple[float, int, frozenset[int]]] = []  # (when, version, users on the clock)
             asked = [0]
 
@@ -242,15 +242,24 @@ async def paced_game(seed: int, admin: bool, limits: str, pace: tuple[float, flo
                 asyncio.gather(watch(), *(player(u) for u in users)), timeout=3600 * PACE_SCALE
             )
             await h.deps.outbox.idle()
+            # Who took each state on (the action logged with the version it led to): a person, or None.
+            users_at = {s.seat: s.user_id for s in live.row.seats}
+            with sqlite3.connect(db) as conn:
+                logged = conn.execute("SELECT seq, seat FROM events").fetchall()
+            moved_by = {seq: users_at.get(seat) for seq, seat in logged}
         finally:
             await stop_app(h.app)
     sent = fake.sent[first:]
-    return {"sent": sent, "clock": clock, "asked": asked[0], "limits": limits}
+    return {"sent": sent, "clock": clock, "asked": asked[0], "limits": limits, "moved_by": moved_by}
 
 
-def hand_lag(sent: list[Sent], clock: list[tuple[float, int, frozenset[int]]]) -> list[float]:
+def hand_lag(
+    sent: list[Sent], clock: list[tuple[float, int, frozenset[int]]], moved_by: dict[int, int | None]
+) -> tuple[list[float], int]:
     """For every state that waits for one player alone, the real seconds until their in-group hand showed
-    its buttons (only once they had a hand in the group at all)."""
+    its buttons (only once they had a hand in the group at all); and how many such states the player
+    answered before their hand showed them, from buttons it still had (a press counts while its move is
+    legal): nobody waited for those."""
 
     def version_of(s: Sent) -> int:
         found = [
@@ -266,7 +275,8 @@ def hand_lag(sent: list[Sent], clock: list[tuple[float, int, frozenset[int]]]) -
     for s in sent:
         if s.ok and s.receiver is not None and s.method != "deleteEphemeralMessage":
             shown.setdefault(s.receiver, []).append((s.at, version_of(s)))
-    lags = []
+    lags, early = [], 0
+    after = {version: at for at, version, _ in clock}
     for at, version, users in clock:
         if len(users) != 1:
             continue  # only states that wait for one player: nobody else can move the game on meanwhile
@@ -277,9 +287,12 @@ def hand_lag(sent: list[Sent], clock: list[tuple[float, int, frozenset[int]]]) -
             # Buttons of a state cannot be drawn before it: the first hand showing them is the answer (the
             # watcher may notice the state a moment after the hand went out).
             came = next((t for t, v in mine if v >= version), None)
-            if came is not None:
+            moved = after.get(version + 1)
+            if moved_by.get(version + 1) == user and moved is not None and (came is None or moved < came):
+                early += 1  # the player's own press moved the game on (a timeout still counts as waiting)
+            elif came is not None:
                 lags.append(max(0.0, came - at) / PACE_SCALE)
-    return lags
+    return lags, early
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -293,13 +306,15 @@ async def paced(games: int, admins: list[str], models: list[str], pace: tuple[fl
         for limits in models:
             lags: list[float] = []
             per_minute: list[int] = []
-            calls = asked = refused = moves = waits = 0
+            calls = asked = refused = moves = waits = early = 0
             minutes = 0.0
             kinds: Counter[str] = Counter()
             for seed in range(games):
                 game = await paced_game(seed, rights == "admin", limits, pace)
                 sent: list[Sent] = game["sent"]
-                lags += hand_lag(sent, game["clock"])
+                shown, answered = hand_lag(sent, game["clock"], game["moved_by"])
+                lags += shown
+                early += answered
                 moves += len(game["clock"])
                 waits += sum(1 for _, _, users in game["clock"] if len(users) == 1)
                 if game["clock"]:
@@ -343,7 +358,8 @@ async def paced(games: int, admins: list[str], models: list[str], pace: tuple[fl
             )
             print(
                 f"  turn's hand shown after  p50 {percentile(lags, 0.5):5.2f} s  p90 {percentile(lags, 0.9):5.2f} s"
-                f"  p99 {percentile(lags, 0.99):5.2f} s  ({len(lags)} turns)"
+                f"  p99 {percentile(lags, 0.99):5.2f} s  ({len(lags)} turns; {early} more answered from older"
+                " buttons before their hand showed them)"
             )
             print(
                 f"  table calls by name {calls}  🃏 My cards pressed {asked}  refused calls (429 or other) {refused}"

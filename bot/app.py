@@ -26,7 +26,7 @@ from bot.members import ChatMembers
 from bot.metrics import MeteredRequest
 from bot.outbox import Outbox
 from bot.presenter import Presenter
-from bot.service import Table, TableService
+from bot.service import TableService
 from bot.settings import Settings, SettingsError, load_settings
 from bot.thinking import Thinker
 from bot.timers import JobScheduler
@@ -81,7 +81,6 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     storage = await Storage.open(settings.database, synchronous=settings.database_synchronous)
     storage.db.on_write = metrics.db_write
     assert application.job_queue is not None
-    tables: dict[int, Table] = {}  # the live tables: the service changes them, the presenter reads them
     # The outbox asks the presenter for each message's draft and reports to the service what Telegram said
     # (a new message's id, a chat that refuses the bot, a group that moved): both are made just below, before
     # anything is sent.
@@ -99,7 +98,6 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     await outbox.support.check()  # an operator learns at start whether the server can show cards in groups
     presenter = Presenter(
         storage,
-        tables,
         outbox,
         bot_username=application.bot.username,
         default_language=settings.default_language,
@@ -116,7 +114,6 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         presenter,
         bot_delay=settings.bot_move_delay,
         thinker=thinker,
-        live=tables,
     )
     deps = Deps(storage, service, presenter, members, outbox)
     keep(application, deps)
@@ -129,7 +126,7 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         broken = await service.restore()
         for table, reason in broken:
             log.error("table %s could not be restored (its group is told): %s", table.id, reason)
-    log.info("restored %d live tables", len(service.live))
+    log.info("restored %d live tables", len(service.in_memory()))
     if settings.move_log_days is not None:
         days = settings.move_log_days
 

@@ -38,7 +38,9 @@ class PickPress:
 
 
 @dataclass(frozen=True, slots=True)
-class HandPress:
+class UnpickPress:
+    """Back to the hand from a card picked to cover with."""
+
     table_id: int
 
 
@@ -53,7 +55,9 @@ class ForgetPress:
 
 
 @dataclass(frozen=True, slots=True)
-class BackPress:
+class ReclaimPress:
+    """ "I'm back": the player takes their seat back from the bot (engine.actions.RECLAIM)."""
+
     table_id: int
 
 
@@ -113,9 +117,9 @@ class SettingsPress:
 Press = (
     MovePress
     | PickPress
-    | HandPress
+    | UnpickPress
     | ConcedePress
-    | BackPress
+    | ReclaimPress
     | CardsPress
     | ForgetPress
     | DiscardPress
@@ -138,7 +142,7 @@ def encode(press: Press) -> str:
         )
     elif isinstance(press, LobbyPress):
         data = f"L:{press.table_id}:{press.action}" + (f":{press.option}" if press.option else "")
-    elif isinstance(press, HandPress):
+    elif isinstance(press, UnpickPress):
         data = f"h:{press.table_id}"
     elif isinstance(press, ConcedePress):
         data = f"q:{press.table_id}:{press.step}"
@@ -162,7 +166,7 @@ def decode(data: str | None) -> Press | None:
     parts = data.split(":")
     try:
         if parts[0] == "b" and len(parts) == 2:
-            return BackPress(_number(parts[1]))
+            return ReclaimPress(_number(parts[1]))
         if parts[0] == "L" and len(parts) in (3, 4) and parts[2] in LOBBY_ACTIONS:
             option = parts[3] if len(parts) == 4 else ""
             if (parts[2] == "set") != bool(option) or (not option.replace("_", "").isalnum() and option):
@@ -182,7 +186,7 @@ def decode(data: str | None) -> Press | None:
                 return None
             return BoardPress(cast(BoardScope, parts[1]), parts[2], _number(parts[3]), season)
         if parts[0] == "h" and len(parts) == 2:
-            return HandPress(_number(parts[1]))
+            return UnpickPress(_number(parts[1]))
         if parts[0] == "q" and len(parts) == 3 and parts[2] in CONCEDE_STEPS:
             return ConcedePress(_number(parts[1]), parts[2])
         if parts[0] == "d" and len(parts) == 2:

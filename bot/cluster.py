@@ -137,9 +137,11 @@ class Cluster:
             if owner == self.me:
                 self.owned.add(chat)
                 await self.storage.owners.adopt(chat, self.me)
-                before = len(self.service.live)  # a group that moved here keeps the tables it has in memory
+                before = len(
+                    self.service.in_memory()
+                )  # a group that moved here keeps the tables it has in memory
                 broken = await self.service.restore(chat)
-                restored = len(self.service.live) - before
+                restored = len(self.service.in_memory()) - before
                 log.info("took chat %s over: %d tables restored (%d broken)", chat, restored, len(broken))
                 self._wake.set()  # updates forwarded to its former owner are ours now
             return owner
@@ -150,7 +152,7 @@ class Cluster:
         async with self._claiming:  # a claim under way is either all done or not begun
             held = await self.storage.owners.renew(self.me, self.lease)
             for chat in self.owned - held:
-                if not any(t.row.chat_id == chat for t in self.service.live.values()):
+                if not any(t.row.chat_id == chat for t in self.service.in_memory()):
                     continue  # the group moved to a new id (a supergroup) and its lease with it
                 log.warning("chat %s went to another process (this one missed its lease)", chat)
                 metrics.LEASES_LOST.inc()

@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from cachetools import LRUCache
-from telegram import Bot, InlineKeyboardMarkup
+from telegram import Bot
 from telegram.error import BadRequest, ChatMigrated, EndPointNotFound, Forbidden, RetryAfter, TelegramError
 
 from bot import ephemeral
 from bot.budget import COST
 from bot.ephemeral import Grants, NotEphemeral, Support
+from bot.messages import Draft, Gone, Pace, TryAgain
 
 log = logging.getLogger("bot.outbox")
 
@@ -36,51 +36,6 @@ GONE = ("not found", "can't be edited", "message_id_invalid")
 BATCH = 100  # messages deleteMessages takes at once
 # Messages whose text is remembered, the last drawn: a forgotten one is at worst edited once more.
 SHOWN_KEPT = 10_000
-
-
-@dataclass(frozen=True, slots=True)
-class Draft:
-    """What one message should show now. ``message_id`` None: send it as a new message, which makes the
-    phone sound (an edit never does), and then delete ``replaces``: the same message moved to the bottom of
-    the chat with a notification, instead of a second message. ``receiver``: an ephemeral message in group
-    ``chat_id`` that only this user sees (bot.ephemeral); ``message_id`` is then its ephemeral id.
-    ``deletes``: no message to show, but these of the chat to delete (a tidy chat after a game)."""
-
-    chat_id: int
-    message_id: int | None
-    text: str
-    keyboard: InlineKeyboardMarkup | None
-    thread_id: int | None = None
-    reply_to: int | None = None
-    replaces: int | None = None
-    receiver: int | None = None
-    deletes: tuple[int, ...] = ()
-    answers: str | None = None  # an ephemeral message sent as the answer to this press (callback query id)
-
-
-@dataclass
-class Pace:
-    """What one chat's sends have been: when each went out, and how long Telegram asked us to wait."""
-
-    sent: deque[float] = field(default_factory=deque)  # when each send of the window went out
-    blocked_until: float = 0.0  # a 429's retry_after, or a pause after a network failure
-    calls: int = 0  # calls made, ever, as budget.COST counts them (tells whether a piece of work spent any)
-
-
-class TryAgain(Exception):
-    """The work stays queued: Telegram asked us to wait (nothing more into ``chat_id`` before ``until``), or
-    (``failure``) the network failed."""
-
-    def __init__(self, *, failure: bool, chat_id: int | None = None, until: float = 0.0) -> None:
-        super().__init__()
-        self.failure = failure
-        self.chat_id = chat_id
-        self.until = until
-
-
-class Gone(Exception):
-    """An in-group hand is gone (expired, deleted) and may not be sent anew now: the bot is not an
-    administrator there and its player has not pressed anything lately. It comes back when they do."""
 
 
 class Delivery:

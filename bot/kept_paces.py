@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Protocol
 
-from bot.delivery import Pace
+from bot.messages import Pace
 
 log = logging.getLogger("bot.outbox")
 

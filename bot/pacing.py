@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeGuard
 
 from bot import budget
-from bot.delivery import Draft, Pace
+from bot.messages import Draft, Pace
 
 MessageKind = Literal["table", "hand", "cards", "result", "broken", "tidy"]
 # (kind, table id, seat): ("table", id, -1), ("hand", id, seat) in private, ("cards", id, seat) the same hand in
@@ -28,7 +28,7 @@ Key = tuple[MessageKind, int, int]
 # (``("to", group id, user id)``).
 Lane = int | tuple[str, int, int]
 EphemeralModel = Literal["receiver", "group"]
-URGENT: frozenset[MessageKind] = frozenset({"result", "broken"})  # told once, and people wait for them
+TOLD_ONCE: frozenset[MessageKind] = frozenset({"result", "broken"})  # people wait for them: before redraws
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +66,19 @@ class Queue(Pace):
     failures: int = 0  # network failures in a row (a 429 is pacing, not a failure)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     hands_until: float = 0.0  # a group's lane: in-group hands share its budget (marked within a window)
+
+    def settle(self, message_id: int | None) -> None:
+        """The first work somebody waits for is done (sent, or given up): they learn the message id."""
+        _, done, _ = self.urgent.popleft()
+        self.failures = 0
+        if not done.done():
+            done.set_result(message_id)
+
+    def release(self) -> None:
+        """Nothing more goes out of this lane: nobody waits for ever on what it held."""
+        for _, done, _ in self.urgent:
+            if not done.done():
+                done.set_result(None)
 
 
 def wait(
@@ -151,4 +164,4 @@ def redraws(chat: Queue, group: bool, stale: float) -> Iterator[Key]:
 def told_once(chat: Queue) -> Key | None:
     """A result or a broken-table notice, or a hand its player asked for this moment ("🃏 My cards", which
     Telegram lets the bot answer for 15 seconds only), waiting in the chat: they go before its redraws."""
-    return next((k for k, rank in chat.dirty.items() if k[0] in URGENT or rank == budget.URGENT), None)
+    return next((k for k, rank in chat.dirty.items() if k[0] in TOLD_ONCE or rank == budget.URGENT), None)

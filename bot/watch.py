@@ -37,7 +37,7 @@ class State(Collector):
         queued = GaugeMetricFamily(
             "durak_outbox_queued", "Messages waiting in the outbox, by priority", labels=["priority"]
         )
-        backlog, oldest = self.deps.outbox.backlog()
+        backlog, oldest = self.deps.outbox.lanes.backlog()
         for priority, count in backlog.items():
             queued.add_metric([priority], count)
         yield queued
@@ -46,7 +46,7 @@ class State(Collector):
         )
         tables = GaugeMetricFamily("durak_live_tables", "Tables in memory, by status", labels=["status"])
         counts: dict[str, int] = {"lobby": 0, "playing": 0}
-        for table in self.deps.service.live.values():
+        for table in self.deps.service.in_memory():
             counts[table.row.status.value] = counts.get(table.row.status.value, 0) + 1
         for status, count in counts.items():
             tables.add_metric([status], count)
@@ -59,6 +59,7 @@ class State(Collector):
         storage, scheduler = self.deps.storage, self.deps.service.env.scheduler
         sizes = {
             **self.deps.outbox.held(),
+            **self.deps.presenter.held(),
             "users_cached": storage.users.held(),
             "chats_cached": storage.chats.held(),
             "members_known": self.deps.members.held(),
@@ -83,7 +84,7 @@ async def health(deps: Deps) -> tuple[bool, dict[str, str]]:
         checks["database"] = "ok"
     except Exception as exc:  # any failure to answer is the answer
         checks["database"] = f"failed: {type(exc).__name__}"
-    _, oldest = deps.outbox.backlog()
+    _, oldest = deps.outbox.lanes.backlog()
     checks["outbox"] = "ok" if oldest < STUCK else f"a message has waited {oldest:.0f} s"
     return all(v == "ok" for v in checks.values()), checks
 

@@ -120,3 +120,56 @@ def test_every_module_is_on_the_architecture_map() -> None:
         if path.name != "__init__.py" and path.name not in text
     ]
     assert missing == []
+
+
+INSIDE = {"Table", "TableState", "Playing"}  # the live table, and the classes it is made of
+INTERNALS = {"bot.service.table", "bot.service.state", "bot.service.play", "bot.service.restore"}
+
+
+def test_only_the_service_sees_a_live_table() -> None:
+    """Outside ``bot/service`` a table is only ever the last record it published (bot.service.published):
+    nothing imports the live ``Table`` or reaches the service's map of them, so nothing outside reads or
+    writes a live table's attributes. Inside, a table leaves one way: published once, on a command's way
+    out (``Table.command``); no command marks a screen to redraw."""
+    found = []
+    for path in (ROOT / "bot").rglob("*.py"):
+        inside = path.parent.name == "service"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
+            if (
+                not inside
+                and isinstance(node, ast.ImportFrom)
+                and (node.module or "").startswith("bot.service")
+            ):
+                names = sorted({a.name for a in node.names} & INSIDE)
+                if names or node.module in INTERNALS:
+                    found.append(f"{where} imports {node.module} {names}")
+            if not inside and isinstance(node, ast.Attribute) and node.attr == "tables":
+                owner = node.value
+                name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
+                if name == "service":
+                    found.append(f"{where} reads the service's live tables")
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == "published"
+                and isinstance(node.ctx, ast.Load)
+            ):
+                owner = node.value
+                if isinstance(owner, ast.Attribute) and owner.attr == "watcher" and path.name != "state.py":
+                    found.append(f"{where} publishes outside Table.command")
+            if isinstance(node, ast.Attribute) and node.attr == "redraw":
+                found.append(f"{where} marks a redraw by hand")
+    assert found == []
+
+
+LONGEST = 250  # lines a bot module may have: one over it is usually two
+
+
+def test_no_bot_module_is_longer_than_a_sitting() -> None:
+    """A module reads in one sitting: no module of the bot is over LONGEST lines (as ``wc -l`` counts)."""
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in (ROOT / "bot").rglob("*.py")
+        if (lines := path.read_text(encoding="utf-8").count("\n")) > LONGEST
+    }
+    assert long == {}

@@ -52,7 +52,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(errors.Misplaced(errors.unknown_press))
     add(CallbackQueryHandler(play.move_press, pattern=pattern("m")))
     add(CallbackQueryHandler(play.pick_press, pattern=pattern("k", "h")))
-    add(CallbackQueryHandler(play.back_press, pattern=pattern("b")))
+    add(CallbackQueryHandler(play.reclaim_press, pattern=pattern("b")))
     add(CallbackQueryHandler(play.concede_press, pattern=pattern("q")))
     add(CallbackQueryHandler(play.discard_press, pattern=pattern("d")))
     add(CallbackQueryHandler(play.cards_press, pattern=pattern("c")))

@@ -56,7 +56,9 @@ async def record_update(update: object, context: Context) -> None:
     if chat is not None:
         query = update.callback_query
         if query is not None and tg is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
-            d.outbox.grant(chat.id, tg.id, query.id)  # Telegram lets the bot answer it in the group (15 s)
+            d.outbox.grants.note(
+                chat.id, tg.id, query.id
+            )  # Telegram lets the bot answer it in the group (15 s)
         if chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
             known = await d.storage.chats.seen(chat.id, chat.type, chat.title, bool(chat.is_forum))
             # A group speaks the language of the first person who uses the bot there (Telegram tells us

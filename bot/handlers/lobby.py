@@ -7,10 +7,11 @@ import html
 from telegram import Message, Update
 
 from bot.callbacks import LobbyPress
-from bot.handlers.common import Context, alert, answer, asked, is_admin, pressed, reply, thread_of
+from bot.deps import Deps
+from bot.handlers.common import Context, alert, answer, asked, deps, is_admin, pressed, reply, thread_of
 from bot.render.group import short
 from bot.render.lobby import option_label
-from bot.service import Outcome, Refusal, Table
+from bot.service import Outcome, Published, Refusal
 from engine import Options
 from engine.options import CHOICES
 from storage.records import TableStatus, User
@@ -35,7 +36,7 @@ async def new_game(update: Update, context: Context) -> None:
     if not outcome.ok:
         answer = await reply(d, message, alert(await d.presenter.group_text(message.chat_id), outcome))
     # The table opened (or the one that is in the way) takes the command, and the refusal, with it when it ends.
-    await _note(d.service.table(outcome.table_id) if outcome.table_id else None, message, answer)
+    await _note(d, outcome.table_id, message, answer)
 
 
 async def table_command(update: Update, context: Context) -> None:
@@ -54,13 +55,13 @@ async def table_command(update: Update, context: Context) -> None:
     answer = None
     if not outcome.ok:
         answer = await reply(d, message, alert(t, outcome))
-    await _note(live, message, answer)
+    await _note(d, live.id, message, answer)
 
 
-async def _note(table: Table | None, message: Message, answer: int | None) -> None:
+async def _note(d: Deps, table_id: int | None, message: Message, answer: int | None) -> None:
     """A command for a table, and the bot's answer to it, are deleted when the table ends (a tidy chat)."""
-    if table is not None:
-        await table.note(message.message_id, *([answer] if answer is not None else []))
+    if table_id is not None:
+        await d.service.note(table_id, message.message_id, *([answer] if answer is not None else []))
 
 
 async def kick_command(update: Update, context: Context) -> None:
@@ -80,7 +81,7 @@ async def kick_command(update: Update, context: Context) -> None:
         await reply(d, message, t("alert.no_table"))
         return
     playing = live.row.status is TableStatus.PLAYING
-    outcome = await live.kick(target.id, user.id, await _admin(context, live, user))
+    outcome = await d.service.kick(live.id, target.id, user.id, await _admin(context, live, user))
     if not outcome.ok:
         await reply(d, message, alert(t, outcome))
         return
@@ -108,9 +109,10 @@ async def lobby_press(update: Update, context: Context) -> None:
     if press.action == "rematch":
         outcome = await d.service.rematch(press.table_id, user)
     elif press.action in ("options", "done"):
-        outcome = await table.toggle_options(user.id, await _admin(context, table, user))
+        outcome = await d.service.toggle_options(table.id, user.id, await _admin(context, table, user))
     elif press.action == "set":
-        outcome = await table.set_option(user.id, await _admin(context, table, user), press.option)
+        admin = await _admin(context, table, user)
+        outcome = await d.service.set_option(table.id, user.id, admin, press.option)
     else:
         outcome = await _lobby_action(context, user, table, press.action)
     if outcome.ok and outcome.options is not None and press.option in CHOICES:
@@ -119,28 +121,26 @@ async def lobby_press(update: Update, context: Context) -> None:
         await query.answer(t("alert.cards_in_group"))  # no private chat needed: where the cards will be
     else:
         await answer(query, t, outcome)
-    if outcome.ok and press.action != "rematch":
-        # ... and the lobby shows it now, not after the redraw interval.
-        d.presenter.table_now(press.table_id)
 
 
-async def _admin(context: Context, table: Table, user: User) -> bool:
+async def _admin(context: Context, table: Published, user: User) -> bool:
     """A group admin other than the creator may run the table too (the creator never needs to be asked)."""
     return user.id != table.row.creator_id and await is_admin(context, table.row.chat_id, user.id)
 
 
-async def _lobby_action(context: Context, user: User, table: Table, action: str) -> Outcome:
+async def _lobby_action(context: Context, user: User, table: Published, action: str) -> Outcome:
     """Join, leave, deal, cancel or add a bot. Anyone may join: who has not started the bot privately
     holds their cards in the group (bot.ephemeral)."""
+    service = deps(context).service
     if action == "join":
-        return await table.join(user)
+        return await service.join(table.id, user)
     if action == "leave":
-        return await table.leave(user.id)
+        return await service.leave(table.id, user.id)
     if action not in ("startgame", "start", "cancel", "bot"):
         return Outcome.refused(Refusal.STALE)
     admin = await _admin(context, table, user)
     if action == "cancel":
-        return await table.cancel(user.id, admin)
+        return await service.cancel(table.id, user.id, admin)
     if action == "bot":
-        return await table.add_bot(user.id, admin)
-    return await table.start(user.id, admin)
+        return await service.add_bot(table.id, user.id, admin)
+    return await service.start(table.id, user.id, admin)

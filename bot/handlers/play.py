@@ -6,11 +6,18 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.callbacks import BackPress, CardsPress, ConcedePress, DiscardPress, HandPress, MovePress, PickPress
+from bot.callbacks import (
+    CardsPress,
+    ConcedePress,
+    DiscardPress,
+    MovePress,
+    PickPress,
+    ReclaimPress,
+    UnpickPress,
+)
 from bot.handlers.common import Context, answer, pressed
 from bot.render.hand import discard_text
 from bot.service import Outcome, Refusal
-from engine.views import view
 
 
 async def move_press(update: Update, context: Context) -> None:
@@ -25,8 +32,8 @@ async def move_press(update: Update, context: Context) -> None:
             await answer(query, t, outcome)
 
 
-async def back_press(update: Update, context: Context) -> None:
-    found = await pressed(update, context, BackPress)
+async def reclaim_press(update: Update, context: Context) -> None:
+    found = await pressed(update, context, ReclaimPress)
     if found is not None:
         d, query, user, t, press = found
         await answer(query, t, await d.service.reclaim(press.table_id, user.id))
@@ -37,13 +44,7 @@ async def concede_press(update: Update, context: Context) -> None:
     found = await pressed(update, context, ConcedePress)
     if found is not None:
         d, query, user, t, press = found
-        table = d.service.table(press.table_id)
-        outcome = (
-            await table.concede(user.id, press.step)
-            if table is not None
-            else Outcome.refused(Refusal.NO_TABLE)
-        )
-        await answer(query, t, outcome)
+        await answer(query, t, await d.service.concede(press.table_id, user.id, press.step))
 
 
 async def cards_press(update: Update, context: Context) -> None:
@@ -52,8 +53,7 @@ async def cards_press(update: Update, context: Context) -> None:
     found = await pressed(update, context, CardsPress)
     if found is not None:
         d, query, user, t, press = found
-        table = d.service.table(press.table_id)
-        outcome = await table.show_cards(user.id) if table is not None else Outcome.refused(Refusal.NO_TABLE)
+        outcome = await d.service.show_cards(press.table_id, user.id)
         if outcome.ok and not await d.outbox.support.check():
             outcome = Outcome.refused(Refusal.NO_GROUP_CARDS)
         await answer(query, t, outcome)
@@ -62,17 +62,14 @@ async def cards_press(update: Update, context: Context) -> None:
 async def pick_press(update: Update, context: Context) -> None:
     """A card that could cover several attack cards was picked (the keyboard asks which), or the player went
     back to the hand: only their screen changes."""
-    found = await pressed(update, context, PickPress | HandPress)  # type: ignore[arg-type]
+    found = await pressed(update, context, PickPress | UnpickPress)  # type: ignore[arg-type]
     if found is None:
         return
     d, query, user, t, press = found
-    table = d.service.table(press.table_id)
-    if table is None:
-        outcome = Outcome.refused(Refusal.NO_TABLE)
-    elif isinstance(press, PickPress):
-        outcome = await table.pick(user.id, press.version, press.card)
+    if isinstance(press, PickPress):
+        outcome = await d.service.pick(press.table_id, user.id, press.version, press.card)
     else:
-        outcome = await table.pick(user.id, None, None)
+        outcome = await d.service.pick(press.table_id, user.id, None, None)
     await answer(query, t, outcome)
 
 
@@ -82,11 +79,10 @@ async def discard_press(update: Update, context: Context) -> None:
     if found is None:
         return
     d, query, user, t, press = found
-    table = d.service.table(press.table_id)
-    seat = table.seat_in_game(user.id) if table is not None else Refusal.NO_TABLE
-    if isinstance(seat, Refusal):
-        await answer(query, t, Outcome.refused(seat))
-    elif table is None or table.game is None or not table.row.options.discard_list:
+    seen = d.service.seen(press.table_id, user.id)
+    if isinstance(seen, Outcome):
+        await answer(query, t, seen)
+    elif not seen.options.discard_list:
         await answer(query, t, Outcome.refused(Refusal.STALE))
     else:
-        await query.answer(discard_text(view(table.game, seat), t), show_alert=True)
+        await query.answer(discard_text(seen, t), show_alert=True)

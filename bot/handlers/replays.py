@@ -8,8 +8,9 @@ from telegram import Update
 
 from bot.callbacks import number
 from bot.handlers.common import Context, deps, reply, text_for_chat
-from bot.render.group import chunks, reveal_lines, seat_names
+from bot.render.group import chunks, seat_names
 from bot.render.replay import replay_lines
+from bot.render.result import reveal_lines
 from storage import BrokenSnapshot
 
 

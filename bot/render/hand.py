@@ -79,7 +79,7 @@ def hand_text(
     lines.append(t("hand.your_hand", cards=hand_line(view.hand, view.trump) or "—"))
     lines.append("")
     prompt = t("hand.concede_ask") if conceding else _prompt(view, names, t, selected)
-    if clock is not None and seat in view.to_act and not conceding:
+    if clock is not None and seat in view.to_act:  # the clock runs on while a concession is confirmed
         prompt = f"⏳ {t('hand.seconds', seconds=clock.seconds)} · {prompt}"
     lines.append(prompt)
     if clock is not None and clock.warning:

@@ -6,13 +6,13 @@ from __future__ import annotations
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import (
-    BackPress,
     ConcedePress,
     ConcedeStep,
     DiscardPress,
-    HandPress,
     MovePress,
     PickPress,
+    ReclaimPress,
+    UnpickPress,
     encode,
 )
 from bot.i18n import Text
@@ -45,7 +45,7 @@ def hand_keyboard(
         )
     if view.seats[view.seat].auto:
         return InlineKeyboardMarkup(
-            [[InlineKeyboardButton(t("button.back"), callback_data=encode(BackPress(table_id)))]]
+            [[InlineKeyboardButton(t("button.back"), callback_data=encode(ReclaimPress(table_id)))]]
         )
 
     def press(move: Move, label: str) -> InlineKeyboardButton:
@@ -55,7 +55,7 @@ def hand_keyboard(
     if selected is not None:
         covers = [m for m in moves if kind(m) == Kind.COVER and cards(m)[1] == selected]
         row = [press(m, f"{face(cards(m)[0])} ← {face(selected)}") for m in covers]
-        back = InlineKeyboardButton(t("button.cancel"), callback_data=encode(HandPress(table_id)))
+        back = InlineKeyboardButton(t("button.cancel"), callback_data=encode(UnpickPress(table_id)))
         return InlineKeyboardMarkup([row, [back]] if row else [[back]])
     card_buttons: list[InlineKeyboardButton] = []
     extra: list[InlineKeyboardButton] = []  # moves of several cards, or with a card of the table's rank

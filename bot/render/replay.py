@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.i18n import Text
-from bot.render.group import event_line, name_of, outcome_lines
+from bot.render.group import event_line, name_of
+from bot.render.result import outcome_lines
 from engine.actions import act
 from engine.events import EventKind
 from engine.game import Game

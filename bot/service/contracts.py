@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
+from bot.service.published import Published
 from bot.thinking import Thinker
 from engine import Options
 from storage import Storage
@@ -97,46 +98,31 @@ class Scheduler(Protocol):
     def tick(self, table_id: int, version: int, at: float | None) -> None: ...
 
 
-class Redraw(Protocol):
-    """What the service needs from the presenter: which messages changed."""
+class Watcher(Protocol):
+    """What watches the tables (bot.presenter): it learns of a change only from what a table publishes."""
 
-    def table_message(self, table_id: int) -> None: ...
-
-    def hands(self, table_id: int) -> None: ...
-
-    def hand(self, table_id: int, seat: int) -> None:
-        """Only this seat's hand changed (a card picked to cover with)."""
+    def published(self, record: Published) -> None:
+        """A command changed the table: ``record`` is the table as it left it."""
         ...
 
-    def cards(self, table_id: int, seat: int) -> None:
-        """This seat's player asked for their hand in the group afresh."""
-        ...
-
-    def result(self, table_id: int) -> None: ...
-
-    def broken(self, table_id: int) -> None: ...
-
-    def clock(self, table_id: int) -> None:
-        """The time left changed: the table and the hands of those it waits for."""
-        ...
-
-    def warn(self, table_id: int, seat: int) -> None:
-        """This seat is about to miss a move: its hand comes again, with sound."""
+    def forgotten(self, table_id: int) -> None:
+        """The table left memory: none of its screens changes again."""
         ...
 
     def tidy(self, chat_id: int, table_id: int) -> None:
-        """The table ended: the group's messages that led to it go, where the group keeps its chat tidy."""
+        """An ended table (one not in memory, after a restart) still has group messages to delete, where the
+        group keeps its chat tidy."""
         ...
 
 
 @dataclass
 class Env:
-    """What every table shares: the database, the timers, the redraws, the computer players' workers and the
-    clock."""
+    """What every table shares: the database, the timers, what watches the tables, the computer players'
+    workers and the clock."""
 
     storage: Storage
     scheduler: Scheduler
-    redraw: Redraw
+    watcher: Watcher
     thinker: Thinker
     clock: Callable[[], float]
     bot_delay: float  # seconds a bot's move takes on the table, its thinking included

@@ -4,7 +4,6 @@ turns. Each is decided and committed under the table's lock before anybody sees 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from contextlib import nullcontext
 
 from bot import metrics
@@ -14,18 +13,16 @@ from bot.service.contracts import (
     Outcome,
     Refusal,
     checkpoints,
-    warning_before,
 )
+from bot.service.ending import handed_after, record_result
 from bot.service.state import TableState
-from engine import Game
 from engine.actions import CONCEDE, RECLAIM, TAKE_OVER, TIMEOUT, Action, act, action_str
-from engine.events import QUIET, Event, EventKind, IllegalMove
+from engine.events import QUIET, IllegalMove
 from engine.moves import TAKE, Move
 from engine.snapshot import dumps
 from engine.views import view
 from storage import DATABASE_ERRORS, StaleGame
-from storage.records import Ended, TableStatus
-from storage.results import result_from_engine
+from storage.records import TableStatus
 
 log = logging.getLogger(__name__)
 
@@ -44,20 +41,17 @@ class Playing(TableState):
         """A player's move button, drawn at state ``version``. Two players act within a second all the time,
         so a press counts whenever its move is still legal for that seat now, whatever changed since; a move
         that no longer is gets the engine's reason, and a keyboard that was out of date is drawn anew."""
-        async with self.lock:
+        async with self.command():
             seat = self.seat_in_game(user_id)
             if isinstance(seat, Refusal):
                 return Outcome.refused(seat)
             if self.game is not None and seat in self.game.conceded:  # a bot plays the seat to the end
                 return Outcome.refused(Refusal.CONCEDED)
-            outcome = await self._act(seat, move)
-            if outcome.refusal is Refusal.ILLEGAL and self.game is not None and self.game.version != version:
-                self.env.redraw.hands(self.id)  # only the hands that show something else are sent again
-        return outcome
+            return await self._act(seat, move)
 
     async def reclaim(self, user_id: int) -> Outcome:
         """ "I'm back": the player takes their seat back from the bot."""
-        async with self.lock:
+        async with self.command():
             seat = self.seat_in_game(user_id)
             if isinstance(seat, Refusal):
                 return Outcome.refused(seat)
@@ -68,7 +62,7 @@ class Playing(TableState):
     async def concede(self, user_id: int, step: str) -> Outcome:
         """ "🏳 Concede" asks first ("ask"; "no" goes back to the hand); "yes" concedes: the player takes the
         last place not yet taken and a bot plays their cards to the end (docs/rules.md §9)."""
-        async with self.lock:
+        async with self.command():
             seat = self.seat_in_game(user_id)
             if isinstance(seat, Refusal):
                 return Outcome.refused(seat)
@@ -76,10 +70,11 @@ class Playing(TableState):
             if refused is not None:  # an old button of a player who is out, say: not even asked ("No" always
                 # goes back to the hand)
                 return Outcome.refused(Refusal.ILLEGAL, refused.value)
+            if step == "ask" and self.game is not None and self.game.is_auto(seat):
+                return Outcome.refused(Refusal.STALE)  # a bot plays the seat: its hand offers "I'm back"
             screen = self.screen(seat)
             if step != "yes":
                 screen.conceding = step == "ask"
-                self.env.redraw.hand(self.id, seat)
                 return Outcome(True, table_id=self.id)
             screen.conceding = False
             return await self._act(seat, CONCEDE)
@@ -87,60 +82,46 @@ class Playing(TableState):
     async def show_cards(self, user_id: int) -> Outcome:
         """ "🃏 My cards" under the table: the player's hand comes afresh in the group, seen only by them (the
         one before it deleted), so that a hand lost while they were offline is one press away."""
-        async with self.lock:
+        async with self.command():
             seat = self.seat_in_game(user_id)
             if isinstance(seat, Refusal):
                 return Outcome.refused(Refusal.NOT_SEATED if seat is Refusal.NOT_YOURS else seat)
             if self.game is None or self.game.over:
                 return Outcome.refused(Refusal.STALE)
-            self.screen(seat).group.asked = True
-            self.env.redraw.cards(self.id, seat)
+            self.screen(seat).asked += 1
         return Outcome(True, table_id=self.id)
 
     async def pick(self, user_id: int, version: int | None, card: int | None) -> Outcome:
         """The first step of a cover with a card that could beat several attack cards (the keyboard then
         asks which), or, with ``card`` None, back to the hand. Only the player's screen changes."""
-        async with self.lock:
+        async with self.command():
             seat = self.seat_in_game(user_id)
             if isinstance(seat, Refusal):
                 return Outcome.refused(seat)
             if card is not None and (self.game is None or version != self.game.version):
                 return Outcome.refused(Refusal.STALE)
             self.screen(seat).selected = card
-            self.env.redraw.hand(self.id, seat)
         return Outcome(True, table_id=self.id)
 
     async def timeout(self, version: int) -> None:
         """The deadline job fired; nothing happens if the table moved on meanwhile."""
-        async with self.lock:
+        async with self.command():
             if self.game is not None and self.game.version == version and not self.game.over:
                 await self._act(-1, TIMEOUT, version=version)
 
     async def tick(self, version: int) -> None:
-        """A checkpoint of the move timer: the time left is redrawn, and at the warning a person whose
-        timeout would count as a missed move is told, with sound."""
-        async with self.lock:
+        """A checkpoint of the move timer: the time left the screens show changes (at the warning, a person
+        whose timeout would count as a missed move is told, with sound: bot.sounds)."""
+        async with self.command():
             game = self.game
             if game is None or game.version != version or game.over or self.deadline is None:
                 return
-            left = self.deadline - self.env.clock()
-            if left <= warning_before(self.row.options.move_timer) + 0.5:
-                for seat in game.to_act():
-                    at = self.row.seats[seat]
-                    if game.would_miss(seat) and not self.is_bot_seat(seat):
-                        if at.hand_message_id is not None:
-                            self.fresh(seat, at.hand_message_id, group=False)
-                        if at.group_hand_id is not None:
-                            self.fresh(seat, at.group_hand_id, group=True)
-                        self.called -= {at.user_id}  # a table that calls them calls them again
-                        self.env.redraw.warn(self.id, seat)
-            self.env.redraw.clock(self.id)
             self._next_tick()
 
     async def bot_turn(self, version: int) -> None:
         """Bot-played seats on the clock move, one at a time, from their own view only. The bot thinks outside
         the lock; its move counts only if the table has not moved on meanwhile."""
-        async with self.lock:
+        async with self.command():
             game = self.game
             if game is None or game.version != version or game.over:
                 return
@@ -153,7 +134,7 @@ class Playing(TableState):
             seen, level = view(game, seat), self.bot_level(seat)
             who = (self.id, self.game_row.id if self.game_row is not None else 0, seat)
         move = await self.env.thinker.choose(seen, level, self.id, who)
-        async with self.lock:
+        async with self.command():
             await self._act(seat, move, version=version)
 
     def _next_tick(self) -> None:
@@ -186,7 +167,7 @@ class Playing(TableState):
             return Outcome(True, table_id=self.id)
         assert self.game_row is not None
         deadline = self._deadline(candidate)
-        handed = self._handed_after(applied.events, action)
+        handed = handed_after(self.handed, self.row.seats, self.kicked, applied.events, action)
         storage = self.env.storage
         rated = self.rated and not self.nobody_plays(candidate)  # docs/rules.md §10
         # A move that ends the game is written with its result in one transaction, and so is one after which
@@ -208,7 +189,8 @@ class Playing(TableState):
                 if rated != self.rated:
                     await storage.games.set_unrated(self.game_row.id)
                 if candidate.result is not None:
-                    await self._finish(candidate, rated, handed)
+                    found = await record_result(self.env, self.row, self.game_row, candidate, rated, handed)
+                    self.game_row, self.ratings = found
         except StaleGame:  # the database says the table left play (another process cancelled it)
             await self._reload()
             return Outcome.refused(Refusal.CANCELLED)
@@ -229,62 +211,19 @@ class Playing(TableState):
         self._after_change()
         return Outcome(True, table_id=self.id)
 
-    def _handed_after(self, events: Sequence[Event], action: Action) -> dict[int, Ended]:
-        """Why a bot plays each seat it plays after these events: its player's timer ran out, they left, or
-        the host or an admin removed them ("I'm back" gives the seat back)."""
-        changes = [e for e in events if e.kind in (EventKind.TAKEN_OVER, EventKind.RECLAIMED)]
-        if not changes:
-            return self.handed  # nearly every move: nothing to copy
-        handed = dict(self.handed)
-        for event in changes:
-            if event.kind is EventKind.TAKEN_OVER:
-                user = self.row.seats[event.seat].user_id
-                gone: Ended = "kicked" if user in self.kicked else "left"
-                handed[event.seat] = "timed_out" if action == TIMEOUT else gone
-            elif event.kind is EventKind.RECLAIMED:
-                handed.pop(event.seat, None)
-        return handed
-
-    async def _finish(self, game: Game, rated: bool, handed: dict[int, Ended]) -> None:
-        assert game.result is not None and self.game_row is not None
-        # A bot plays the seats in ``handed`` at the end; one it took over before a restart is counted as
-        # left (why is not kept across restarts).
-        ended = {
-            s: handed.get(s, "left")
-            for s in range(game.players)
-            if game.is_auto(s) and s not in game.conceded
-        }  # a player who conceded lost the game as it stood: played, not walked away from
-        record = result_from_engine(
-            self.game_row.id,
-            self.row.chat_id,
-            self.row.seats,
-            game.result,
-            self.row.options,
-            rated=rated,
-            started_at=self.game_row.started_at,
-            finished_at=self.env.clock(),
-            ended=ended,
-        )
-        stored = await self.env.storage.results.record(record, teams=self.row.options.teams)
-        self.game_row = self.game_row.model_copy(update={"finished_at": record.finished_at})
-        self.ratings = {
-            p.seat: (p.rating_before, p.rating_after)
-            for p in stored.players
-            if p.rating_before is not None and p.rating_after is not None
-        }
-
     def _after_change(self) -> None:
-        """The game moved (or came back after a restart): timers, bot turns and redraws follow it."""
+        """The game moved (or came back after a restart): timers and bot turns follow it."""
         game = self.game
         assert game is not None
         env = self.env
-        for screen in self.screens.values():
+        for seat, screen in self.screens.items():
             screen.selected = None  # a pick made on the state before is no longer what the hand shows
+            # ... nor a concession asked about once a bot took the seat (its hand offers "I'm back")
+            screen.conceding = screen.conceding and not game.is_auto(seat)
         self._next_tick()
         if game.over:
             env.scheduler.deadline(self.id, game.version, None)
-            env.redraw.result(self.id)
-            env.redraw.tidy(self.row.chat_id, self.id)
+            self.screens.clear()  # no hand asks anything of its player again
         else:
             env.scheduler.deadline(self.id, game.version, self.deadline)
             thinking = [env.thinker.budget(self.bot_level(s)) for s in game.to_act() if self.is_bot_seat(s)]
@@ -295,5 +234,3 @@ class Playing(TableState):
             elif thinking:
                 # The pause before a bot's move includes its thinking time, so play keeps one pace.
                 env.scheduler.bot_turn(self.id, game.version, max(0.0, pause - max(thinking)))
-        env.redraw.table_message(self.id)
-        env.redraw.hands(self.id)

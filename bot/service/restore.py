@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bot import metrics
 from bot.service.contracts import Env
+from bot.service.ending import ratings_of
 from bot.service.table import Table
 from storage import BrokenSnapshot
 from storage.records import LiveTable, TableRow, TableStatus
@@ -21,16 +22,11 @@ async def restore(env: Env, live: dict[int, Table], chat_id: int | None) -> list
         table = live[item.table.id] = await restored(env, item)
         if item.game is not None and table.game is None:
             broken.append((table.row, table.row.broken_reason or ""))
-            env.redraw.broken(table.id)
-            env.redraw.table_message(table.id)
-            env.redraw.hands(table.id)
-        elif table.game is not None:  # in play, or over with its result still to send
-            async with table.lock:
+        async with table.command():  # its first record: every screen of it is drawn again
+            if table.game is not None:  # in play, or over with its result still to send
                 table._after_change()
-        else:
-            env.redraw.table_message(table.id)
     for chat, ended in await env.storage.tables.untidy(chat_id):  # a restart came before their tidy-up
-        env.redraw.tidy(chat, ended)
+        env.watcher.tidy(chat, ended)
     return broken
 
 
@@ -51,11 +47,7 @@ async def restored(env: Env, item: LiveTable) -> Table:
             return table
         table.game_row, table.rated = game_row, game_row.rated
         if row.status is TableStatus.FINISHED:
-            table.ratings = {
-                p.seat: (p.rating_before, p.rating_after)
-                for p in await storage.results.players(game_row.id)
-                if p.rating_before is not None and p.rating_after is not None
-            }
+            table.ratings = ratings_of(await storage.results.players(game_row.id))
         else:
             # Players are not punished for our downtime: a passed deadline gets a fresh period.
             now = env.clock()

@@ -9,11 +9,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import replace
 
 from bot import metrics
-from bot.service.contracts import ABANDONED, RECENT, RETRY_FIRST, RETRY_MAX, STALL_BOUTS, Env
-from engine import Event, Game, Result
+from bot.service.contracts import ABANDONED, RECENT, RETRY_FIRST, RETRY_MAX, STALL_BOUTS, Env, seconds_shown
+from bot.service.published import Facts, Published, Screen, SeatScreen
+from engine import Event, Game
 from engine.options import BotLevel
 from storage import Storage
 from storage.records import Ended, GameRow, TableRow, TableStatus
@@ -39,32 +42,19 @@ async def store_message_id(
     return True
 
 
-@dataclass
-class Ring:
-    """What one hand message showed last, and whether it is to be sent anew (which sounds)."""
-
-    # "clock" (the table waits for them), "auto" (a bot plays it) or "idle".
-    shown: str | None = None
-    ringing: int | None = None  # the message to replace with a new one
-    asked: bool = False  # its player asked for it afresh ("🃏 My cards"): sent anew whatever it shows
-
-
-@dataclass
-class Screen:
-    """One player's hand as the table last drew it, in private (``private``) and in the group (``group``):
-    state of the screen, not of the game, and gone with the table."""
-
-    selected: int | None = None  # a card picked to cover with, while the keyboard asks which attack card
-    conceding: bool = False  # "🏳 Concede" was pressed: the keyboard asks to confirm
-    private: Ring = field(default_factory=Ring)
-    group: Ring = field(default_factory=Ring)
-
-
-class TableState:
+class TableState(Facts):
     """A table's stored record, and while it is played its game; the lobby's and the rematch's bookkeeping;
     what each player's screen shows. ``lock`` serialises every command on it."""
 
-    def __init__(self, env: Env, row: TableRow, creator_name: str, chat_title: str) -> None:
+    def __init__(
+        self,
+        env: Env,
+        row: TableRow,
+        creator_name: str,
+        chat_title: str,
+        *,
+        loser: tuple[int | None, int] | None = None,
+    ) -> None:
         self.env = env
         self.row = row
         # Each seat's player; "" for an added bot (the renderer names it in each reader's language).
@@ -83,37 +73,16 @@ class TableState:
         self.kicked: set[int] = set()  # players whose seat the host or an admin handed to a bot (/kick)
         self.handed: dict[int, Ended] = {}  # the seats a bot plays in the game, and why (not kept on restart)
         self.rematch_open = True  # a finished game's result still offers a rematch
-        self.loser: tuple[int | None, int] | None = None  # rematch: the last durak (user id or None, seat)
+        self.loser = loser  # rematch: the last game's durak (user id or None, seat)
         self.failures = 0  # database writes that failed in a row (the retry backs off)
-        self.screens: dict[int, Screen] = {}  # seat -> its player's hand message
-        self.called: frozenset[int] = frozenset()  # players the table message calls by name (bot.drafts)
+        self.screens: dict[int, Screen] = {}  # seat -> its player's screen, while the game is played
+        self.noted = 0  # messages of the group noted for the table, as a count (a change to publish)
+        self.published: Published | None = None  # the last record of the table (bot.service.published)
         # A game nobody plays: the discard and the seats out as last seen, and the bout they were seen at.
         self._progress: tuple[int, int, int] = (-1, -1, 0)
         self.lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ what the table says of itself
-
-    @property
-    def id(self) -> int:
-        return self.row.id
-
-    @property
-    def result(self) -> Result | None:
-        return self.game.result if self.game is not None else None
-
-    @property
-    def live(self) -> bool:
-        """Still a lobby or a game in play."""
-        return self.row.status in (TableStatus.LOBBY, TableStatus.PLAYING)
-
-    def seat_of(self, user_id: int) -> int | None:
-        return next((s.seat for s in self.row.seats if s.user_id == user_id), None)
-
-    def is_bot_seat(self, seat: int, game: Game | None = None) -> bool:
-        """A bot plays this seat (of ``game``, by default the table's): an added bot, or one holding a
-        player's seat."""
-        game = game or self.game
-        return self.row.seats[seat].user_id is None or (game is not None and game.is_auto(seat))
 
     def bot_level(self, seat: int) -> BotLevel:
         """An added bot plays at the level its seat records (the table's, set at the deal); a bot holding a
@@ -139,6 +108,47 @@ class TableState:
     def screen(self, seat: int) -> Screen:
         return self.screens.setdefault(seat, Screen())
 
+    # ------------------------------------------------------------------ one way out
+
+    @asynccontextmanager
+    async def command(self) -> AsyncIterator[None]:
+        """Every command runs inside this: the table's lock, and on the way out the table as the command left
+        it published, if anything changed (a refused command publishes nothing)."""
+        async with self.lock:
+            try:
+                yield
+            finally:
+                self._publish()
+
+    def _publish(self) -> None:
+        last = self.published
+        game = self.game
+        seconds = None
+        if self.deadline is not None and game is not None and not game.over:
+            seconds = seconds_shown(self.deadline - self.env.clock(), self.row.options.move_timer)
+        record = Published(
+            version=last.version if last is not None else 1,
+            at=self.env.clock(),
+            row=self.row,
+            names=tuple(self.names),
+            creator_name=self.creator_name,
+            chat_title=self.chat_title,
+            game=game,
+            game_row=self.game_row,
+            seconds=seconds,
+            rated=self.rated,
+            ratings=dict(self.ratings),
+            recent=tuple(self.recent),
+            editing_options=self.editing_options,
+            pending=frozenset(self.pending),
+            rematch_open=self.rematch_open,
+            screens={seat: SeatScreen(s.selected, s.conceding, s.asked) for seat, s in self.screens.items()},
+            noted=self.noted,
+        )
+        if record != last:
+            self.published = record if last is None else replace(record, version=last.version + 1)
+            self.env.watcher.published(self.published)
+
     # ------------------------------------------------------------------ steps the commands share
 
     async def _reload(self) -> None:
@@ -147,7 +157,7 @@ class TableState:
         assert row is not None
         self.row = row
         self.names = await self.env.storage.users.seat_names(row.seats)
-        if not self.live and self.closed_at is None:
+        if not self.open and self.closed_at is None:
             self.closed_at = self.env.clock()
 
     async def _close(self, status: TableStatus, reason: str | None = None) -> None:
@@ -158,9 +168,7 @@ class TableState:
             metrics.GAMES.labels(reason if reason == ABANDONED else status.value).inc()
         await self._reload()
         self._stop_timers()
-        self.env.redraw.table_message(self.row.id)
-        self.env.redraw.hands(self.row.id)
-        self.env.redraw.tidy(self.row.chat_id, self.row.id)
+        self.screens.clear()  # no hand asks anything of its player again
 
     def _stop_timers(self) -> None:
         self.env.scheduler.deadline(self.row.id, -1, None)
@@ -192,7 +200,7 @@ class TableState:
         game_id = self.game_row.id if self.game_row is not None else None
         if not await store_message_id(self.env.storage, kind, self.id, seat, message_id, game_id):
             return
-        async with self.lock:
+        async with self.command():
             if kind == "table":
                 self.row = self.row.model_copy(update={"message_id": message_id})
             elif kind in ("hand", "cards"):
@@ -204,56 +212,10 @@ class TableState:
                 self.row = self.row.model_copy(update={"seats": seats})
             elif self.game_row is not None:
                 self.game_row = self.game_row.model_copy(update={"result_message_id": message_id})
-                self.env.redraw.hands(self.id)  # each player's own end screen links to it
 
     async def note(self, *message_ids: int) -> None:
         """Messages of the group that led to this table (a command for it, the bot's answer): deleted when it
         ends, where the group keeps its chat tidy; at once if it has ended already."""
         await self.env.storage.tables.note_messages(self.id, self.row.chat_id, message_ids)
-        if not self.live:
-            self.env.redraw.tidy(self.row.chat_id, self.id)
-
-    def forget_screens(self) -> None:
-        """The game is over or the table closed: no hand will sound again."""
-        self.screens.clear()
-
-    def ring(
-        self, seat: int, message_id: int | None, state: str, *, group: bool = False, sounds: bool = True
-    ) -> int | None:
-        """A hand is drawn showing ``state`` (in the group if ``group``): the hand message to replace with a new
-        one (which sounds), or None to edit it in place. A hand sounds when the table starts waiting for its
-        player, when a bot takes the seat, and at the warning before a missed move; one that does not
-        ``sounds`` (the in-group hand of a player whose private hand sounds) is only ever edited, unless its
-        player asked for it afresh (``Ring.asked``)."""
-        ring = self._ring(seat, group)
-        before, ring.shown = ring.shown, state
-        asked, ring.asked = ring.asked, False
-        if message_id is None:
-            return None  # the first hand is a new message anyway
-        if asked:
-            ring.ringing = None
-            return message_id
-        if sounds and state != before and state in ("clock", "auto"):
-            ring.ringing = message_id
-        if ring.ringing is None:
-            return None
-        if ring.ringing != message_id or (state == "idle" and sounds):  # replaced already, or nothing asked
-            ring.ringing = None
-            return None
-        return ring.ringing
-
-    def call(self, users: frozenset[int]) -> bool:
-        """The table message calls ``users`` to move now: True if it did not call one of them before, so that
-        it is sent anew (a mention sounds in a new message only, never in an edit)."""
-        fresh = bool(users - self.called)
-        self.called = users
-        return fresh
-
-    def fresh(self, seat: int, message_id: int, *, group: bool) -> None:
-        """The hand is to be sent anew at its next redraw if it still asks something of its player (the
-        warning before a missed move)."""
-        self._ring(seat, group).ringing = message_id
-
-    def _ring(self, seat: int, group: bool) -> Ring:
-        screen = self.screen(seat)
-        return screen.group if group else screen.private
+        async with self.command():
+            self.noted += 1  # an ended table's are deleted at once

@@ -1,6 +1,7 @@
 """A live table and every command on it. Each command reads, decides, writes and updates the table in memory
-inside ``async with self.lock``, so presses that arrive together are applied one after the other, each to
-the table as the one before left it (two players leaving at once leave, and nobody else)."""
+inside ``async with self.command()``, so presses that arrive together are applied one after the other, each
+to the table as the one before left it (two players leaving at once leave, and nobody else), and each change
+leaves the table one way: published as one record (bot.service.published)."""
 
 from __future__ import annotations
 
@@ -31,8 +32,8 @@ class Table(Playing):
         is_admin: bool = False,
     ) -> Outcome:
         """Run ``change`` (the lock held) on a table that is still a lobby, by its creator or an admin if
-        ``by`` is given; the lobby is redrawn."""
-        async with self.lock:
+        ``by`` is given."""
+        async with self.command():
             if self.row.status is not TableStatus.LOBBY:
                 return Outcome.refused(Refusal.NOT_LOBBY)
             if by is not None and by != self.row.creator_id and not is_admin:
@@ -41,7 +42,6 @@ class Table(Playing):
             if refusal is not None:
                 return Outcome.refused(refusal)
             await self._reload()
-            self.env.redraw.table_message(self.id)
             return Outcome(True, table_id=self.id, options=self.row.options)
 
     async def _seat(self, user_id: int | None) -> Refusal | None:
@@ -68,7 +68,7 @@ class Table(Playing):
 
     async def leave(self, user_id: int) -> Outcome:
         """In a lobby the seat is freed; in a game a bot plays it from now on (docs/rules.md §9)."""
-        async with self.lock:
+        async with self.command():
             seat = self.seat_of(user_id)  # read with the lock held: seats renumber when one is freed
             if seat is None:
                 return Outcome.refused(Refusal.NOT_SEATED)
@@ -77,7 +77,7 @@ class Table(Playing):
     async def kick(self, user_id: int, by: int, is_admin: bool) -> Outcome:
         """The host or a group admin removes a player: from a lobby their seat is freed; in a game a bot plays
         it to the end and "I'm back" no longer gives it back (docs/rules.md §9)."""
-        async with self.lock:
+        async with self.command():
             if by != self.row.creator_id and not is_admin:
                 return Outcome.refused(Refusal.CREATOR_ONLY)
             seat = self.seat_of(user_id)
@@ -96,7 +96,6 @@ class Table(Playing):
         self.pending.discard(user_id)
         await self.env.storage.tables.remove_seat(self.id, seat)
         await self._reload()
-        self.env.redraw.table_message(self.id)
         return Outcome(True, table_id=self.id)
 
     async def toggle_options(self, by: int, is_admin: bool) -> Outcome:
@@ -119,7 +118,7 @@ class Table(Playing):
         return await self._lobby(change, by=by, is_admin=is_admin)
 
     async def start(self, by: int, is_admin: bool, *, deck: list[int] | None = None) -> Outcome:
-        async with self.lock:
+        async with self.command():
             row = self.row
             if row.status is not TableStatus.LOBBY:
                 return Outcome.refused(Refusal.NOT_LOBBY)
@@ -155,10 +154,10 @@ class Table(Playing):
             return Outcome(True, table_id=self.id)
 
     async def cancel(self, by: int, is_admin: bool) -> Outcome:
-        async with self.lock:
+        async with self.command():
             if by != self.row.creator_id and not is_admin:
                 return Outcome.refused(Refusal.CREATOR_ONLY)
-            if not self.live:
+            if not self.open:
                 return Outcome.refused(Refusal.NO_TABLE)
             await self._close(TableStatus.CANCELLED)
             return Outcome(True, table_id=self.id)
@@ -166,16 +165,15 @@ class Table(Playing):
     async def reload(self) -> None:
         """The stored record changed under the table (its group moved to a new chat id, a player was
         forgotten): read it again."""
-        async with self.lock:
+        async with self.command():
             await self._reload()
             creator = await self.env.storage.users.get(self.row.creator_id)
             self.creator_name = creator.display_name if creator else ""
-            self.env.redraw.table_message(self.id)
 
     async def close(self, status: TableStatus, reason: str | None = None) -> None:
         """End a live table without a result (the bot left its group, say)."""
-        async with self.lock:
-            if self.live:
+        async with self.command():
+            if self.open:
                 await self._close(status, reason)
 
     # ------------------------------------------------------------------ the rematch
@@ -183,7 +181,7 @@ class Table(Playing):
     async def rematch(self, user_id: int, open_next: Callable[[], Awaitable[Outcome]]) -> Outcome:
         """Take this finished game's one rematch for ``user_id``: ``open_next`` opens the new table, and only if
         it did does the Rematch button go (docs/rules.md §3 decides who leads the next game)."""
-        async with self.lock:
+        async with self.command():
             if self.result is None:
                 return Outcome.refused(Refusal.NO_TABLE)
             if not self.rematch_open:
@@ -193,23 +191,21 @@ class Table(Playing):
             outcome = await open_next()
             if outcome.ok:
                 self.rematch_open = False
-                self.env.redraw.result(self.id)
             return outcome
 
     async def seat_rematch(self, players: list[int | None], by: int) -> None:
         """Seat the last game's players at this new table in their order; all but ``by`` are to confirm."""
-        async with self.lock:
+        async with self.command():
             for user_id in players:
                 await self._seat(user_id)
                 if user_id is not None and user_id != by:
                     self.pending.add(user_id)
             await self._reload()
-            self.env.redraw.table_message(self.id)
 
     async def expire_rematch(self) -> None:
         """The confirmation time is over: players who did not confirm by then leave their seats (one who
         confirms in the same instant is either seated for good or gone, never both)."""
-        async with self.lock:
+        async with self.command():
             if self.row.status is not TableStatus.LOBBY or not self.pending:
                 return
             for user_id in list(self.pending):
@@ -218,7 +214,6 @@ class Table(Playing):
                     await self.env.storage.tables.remove_seat(self.id, seat)
                     await self._reload()  # the seats after it move up
             self.pending.clear()
-            self.env.redraw.table_message(self.id)
 
     def _rematch_loser(self) -> int | None:
         """The last durak's seat at this table, if they are still at it (None: lowest trump leads)."""

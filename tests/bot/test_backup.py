@@ -27,7 +27,7 @@ async def test_a_backup_taken_during_a_game_restores_and_the_game_plays_on(
     fake = harness.fake
     lobby = await open_table(harness, ["Ann", "Bob"])
     await start(harness, lobby)
-    live = harness.deps.service.live[table_id(lobby)]
+    live = harness.deps.service.tables[table_id(lobby)]
     await play_until_over(fake, GROUP, [1, 2], random.Random(5), limit=6, allow_unfinished=True)
     assert live.game is not None
     taken = backup(harness.db_path, tmp_path / "backups")  # the bot keeps running and writing
@@ -39,7 +39,7 @@ async def test_a_backup_taken_during_a_game_restores_and_the_game_plays_on(
     counts = restore(taken, harness.db_path)
     assert counts["games"] == 1
     harness.app = await start_app(fake, harness.db_path)
-    restored = harness.deps.service.live[table_id(lobby)]
+    restored = harness.deps.service.tables[table_id(lobby)]
     assert restored.game is not None and restored.game.version <= live.game.version
     assert restored.game.version >= version  # at least what it was when the backup began
     result = await play_until_over(fake, GROUP, [1, 2], random.Random(7))

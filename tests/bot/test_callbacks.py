@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.callbacks import MAX_BYTES, BackPress, HandPress, MovePress, PickPress, decode, encode
+from bot.callbacks import MAX_BYTES, MovePress, PickPress, ReclaimPress, UnpickPress, decode, encode
 from engine.cards import parse_card
 from engine.moves import parse_move
 
@@ -15,8 +15,8 @@ def test_presses_round_trip() -> None:
         MovePress(12, 345, parse_move("c7h8h")),
         MovePress(1, 0, parse_move("x")),
         PickPress(7, 8, parse_card("Qs")),
-        HandPress(9),
-        BackPress(10),
+        UnpickPress(9),
+        ReclaimPress(10),
     ):
         assert decode(encode(press)) == press
 

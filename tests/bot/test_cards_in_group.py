@@ -128,7 +128,7 @@ async def dealt(fake: FakeTelegram, lobby: Message) -> Message:
 def no_hidden_card_shown(h: Harness, users: list[int]) -> None:
     """Nothing any user's screen shows in the group or in private holds a card hidden from that user."""
     fake = h.fake
-    (live,) = h.deps.service.live.values()
+    (live,) = h.deps.service.tables.values()
     game = live.game
     assert game is not None
     for user in users:
@@ -220,7 +220,7 @@ async def test_a_player_with_both_channels_plays_from_either_and_hears_one_sound
     await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
     await dealt(fake, lobby)
     await hands_in_group(harness, [1], lobby)
-    live = harness.deps.service.live[table_id(lobby)]
+    live = harness.deps.service.tables[table_id(lobby)]
     assert live.game is not None
     ann = live.seat_of(1)
     rng = random.Random(4)
@@ -258,7 +258,7 @@ async def test_a_lost_hand_comes_back_with_my_cards_and_a_stranger_is_refused(ha
     fake.offline.add(2)  # Bob's phone is offline when the cards are dealt: his hand never reaches it
     await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
     await dealt(fake, lobby)
-    live = harness.deps.service.live[table_id(lobby)]
+    live = harness.deps.service.tables[table_id(lobby)]
     if not admin(harness):  # he presses 🃏 My cards, and the answer is lost on the way too
         answer = await press_and_wait(fake, 2, GROUP, current_table(fake, lobby).message_id, my_cards(lobby))
         assert not answer.get("show_alert"), answer
@@ -311,7 +311,7 @@ async def test_after_a_restart_an_in_group_hand_is_carried_on_not_doubled(harnes
     await harness.deps.outbox.idle()
     await stop_app(harness.app)
     harness.app = await start_app(fake, harness.db_path, ephemeral_limits=fake.ephemeral_limits)
-    live = next(iter(harness.deps.service.live.values()))
+    live = next(iter(harness.deps.service.tables.values()))
     assert live.row.seats[1].group_hand_id == hand.message_id  # kept in the database
     assert live.game is not None
     user = 1 if live.seat_of(1) in live.game.to_act() else 2
@@ -351,7 +351,7 @@ async def test_a_429_on_an_in_group_hand_is_waited_out_never_undercut(harness: H
     await dealt(fake, lobby)
     await hands_in_group(harness, [2], lobby)
     await harness.deps.outbox.idle()
-    live = harness.deps.service.live[table_id(lobby)]
+    live = harness.deps.service.tables[table_id(lobby)]
     assert live.game is not None
     # Bob's next in-group hand is refused once with a 429: sent anew when Ann's lead makes him defend (the
     # one send of that move; edited where the bot is not an admin), or edited after his own lead.

@@ -84,7 +84,7 @@ async def test_a_player_who_is_out_is_not_asked_to_concede(harness: Harness) -> 
     fake = harness.fake
     lobby = await open_table(harness, ["Ann", "Bob", "Cid"])
     await start(harness, lobby)
-    (live,) = harness.deps.service.live.values()
+    (live,) = harness.deps.service.tables.values()
     rng = random.Random(5)
     while live.game is not None and not live.game.over and all(bout < 0 for bout in live.game.out):
         await play_until_over(fake, GROUP, [1, 2, 3], rng, limit=1, allow_unfinished=True)

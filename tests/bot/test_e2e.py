@@ -58,7 +58,7 @@ async def test_whole_games_by_pressing_buttons(
     await start(harness, lobby)
     users = list(range(1, len(names) + 1))
     service = harness.deps.service
-    live = service.live[table_id(lobby)]
+    live = service.tables[table_id(lobby)]
 
     def group_shows_no_hidden_card() -> None:
         game = live.game
@@ -106,7 +106,7 @@ async def test_stale_foreign_and_forged_presses_get_an_alert_and_change_nothing(
     fake = harness.fake
     lobby = await open_table(harness, ["Ann", "Bob"])
     await start(harness, lobby)
-    live = harness.deps.service.live[table_id(lobby)]
+    live = harness.deps.service.tables[table_id(lobby)]
     assert live.game is not None
     leader = live.game.lead + 1
     message: Message = await fake.wait_for(
@@ -137,7 +137,7 @@ async def test_timeouts_hand_the_seat_to_a_bot_until_im_back(harness: Harness) -
     lobby = await open_table(harness, ["Ann", "Bob"])
     await start(harness, lobby)
     tid = table_id(lobby)
-    live = harness.deps.service.live[tid]
+    live = harness.deps.service.tables[tid]
     assert live.game is not None and app.job_queue is not None
 
     async def fire_deadline() -> None:
@@ -173,12 +173,12 @@ async def test_restart_mid_game_and_finish(tmp_path: object, harness: Harness) -
     tid = table_id(lobby)
     rng = random.Random(3)
     await play_until_over(fake, GROUP, [1, 2, 3], rng, limit=12, allow_unfinished=True)
-    before = harness.deps.service.live[tid].game
+    before = harness.deps.service.tables[tid].game
     assert before is not None and not before.over
     await stop_app(harness.app)
     # A new Application on the same database file: the table comes back and the game goes on.
     harness.app = await start_app(fake, harness.db_path)
-    restored = harness.deps.service.live[tid].game
+    restored = harness.deps.service.tables[tid].game
     assert restored == before
     result = await play_until_over(fake, GROUP, [1, 2, 3], rng)
     assert "Ann" in result
@@ -240,7 +240,7 @@ async def test_hard_bots_think_in_worker_processes_and_play_a_whole_game(harness
         lambda: fake.messages[GROUP][lobby.message_id].text.count(". 🤖") == 2, what="two bots seated"
     )
     assert "Bot level: strong" in fake.messages[GROUP][lobby.message_id].text
-    live = harness.deps.service.live[tid]
+    live = harness.deps.service.tables[tid]
     assert live.row.options.bot_level is BotLevel.HARD and live.bot_level(1) is BotLevel.HARD
     await start(harness, lobby)
     result = await play_until_over(fake, GROUP, [1], random.Random(4))
@@ -276,7 +276,7 @@ async def test_a_player_who_blocked_the_bot_is_recorded_and_their_seat_plays_on(
         lambda: harness.deps.storage.users.get(2), lambda bob: bob is not None and bob.blocked, "Bob's block"
     )
     # The game goes on: Bob's seat answers by its timer.
-    live = harness.deps.service.live[table_id(lobby)]
+    live = harness.deps.service.tables[table_id(lobby)]
     assert live.game is not None and not live.game.over
     assert harness.app.job_queue is not None and harness.app.job_queue.get_jobs_by_name(
         f"deadline:{table_id(lobby)}"
@@ -324,7 +324,7 @@ async def test_leaving_a_game_hands_the_seat_to_a_bot(harness: Harness) -> None:
         lambda: (m := hand_message(fake, 2)) is not None and [d for _, d in m.buttons()] == [f"b:{tid}"],
         what="Bob's I'm back button",
     )
-    live = harness.deps.service.live[tid]
+    live = harness.deps.service.tables[tid]
     assert live.game is not None and live.game.is_auto(1)
     # The bot plays Bob's seat; Ann plays on alone and the game ends.
     result = await play_until_over(fake, GROUP, [1], random.Random(4))
@@ -556,7 +556,7 @@ async def test_rematch_seats_the_same_players_who_confirm_and_the_durak_leads(ha
     await start(harness, lobby)
     await play_until_over(fake, GROUP, [1, 2], random.Random(12))
     result = next(m for m in fake.bot_messages(GROUP) if "Game over" in m.text)
-    old = harness.deps.service.live[first]
+    old = harness.deps.service.tables[first]
     assert old.result is not None
     # Random play ends in a draw now and then (the deal is shuffled for real): nobody leads by right then.
     durak = old.result.durak
@@ -585,7 +585,7 @@ async def test_rematch_seats_the_same_players_who_confirm_and_the_durak_leads(ha
     await press_and_wait(fake, 2, GROUP, new.message_id, f"L:{tid}:join")  # Bob confirms
     await fake.wait_for(lambda: "⏳" not in fake.messages[GROUP][new.message_id].text, what="Bob confirmed")
     await press_and_wait(fake, 1, GROUP, new.message_id, f"L:{tid}:start")
-    live = harness.deps.service.live[tid]
+    live = harness.deps.service.tables[tid]
     assert live.game is not None
     if durak_user is None:
         assert live.game.opening[0] != "loser"  # a draw has no durak: the lowest trump leads
@@ -612,7 +612,7 @@ async def test_rematch_players_who_do_not_confirm_are_dropped(harness: Harness) 
     (job,) = app.job_queue.get_jobs_by_name(f"rematch:{tid}")
     await job.run(app)  # the confirmation time runs out
     await fake.wait_for(lambda: "Bob" not in fake.messages[GROUP][new.message_id].text, what="Bob dropped")
-    assert [s.user_id for s in harness.deps.service.live[tid].row.seats] == [1]
+    assert [s.user_id for s in harness.deps.service.tables[tid].row.seats] == [1]
 
 
 LOCAL = {

@@ -57,7 +57,7 @@ async def test_the_bot_says_hello_when_added_and_ends_the_groups_tables_when_rem
     hello = await fake.wait_for(lambda: fake.last(-200), what="the hello")
     assert "/newgame" in hello.text and "never your conversation" in hello.text
     fake.bot_membership(GROUP, 1, added=False)
-    live = harness.deps.service.live[tid]
+    live = harness.deps.service.tables[tid]
     await fake.wait_for(lambda: live.row.status == "cancelled", what="the table ended")
     await harness.deps.outbox.idle()  # a send already under way when it left may still fail
     sent = len([s for s in fake.sent if s.chat_id == GROUP])

@@ -9,16 +9,16 @@ import random
 
 from bot.buttons import BUTTONS, Screen, drawn_under
 from bot.callbacks import (
-    BackPress,
     BoardPress,
     CardsPress,
     ConcedePress,
     DiscardPress,
     ForgetPress,
-    HandPress,
     LobbyPress,
     Press,
+    ReclaimPress,
     SettingsPress,
+    UnpickPress,
     decode,
     encode,
 )
@@ -45,10 +45,10 @@ def forgeries(tid: int, move: str) -> dict[str, str]:
     presses: dict[str, Press | str] = {
         "m": move,
         "k": move.replace("m:", "k:", 1).rsplit(":", 1)[0] + ":" + "6s",
-        "h": HandPress(tid),
+        "h": UnpickPress(tid),
         "q": ConcedePress(tid, "yes"),
         "d": DiscardPress(tid),
-        "b": BackPress(tid),
+        "b": ReclaimPress(tid),
         "c": CardsPress(tid),
         "L": LobbyPress(tid, "leave"),
         "T": BoardPress("c", "throw_in", 1),

@@ -25,7 +25,7 @@ async def test_forget_me_removes_the_person_and_changes_nothing_for_the_others(h
     )
     await press_and_wait(fake, 1, GROUP, second.message_id, f"L:{table_id(second)}:join")
     await press_and_wait(fake, 2, GROUP, second.message_id, f"L:{table_id(second)}:start")
-    live = harness.deps.service.live[table_id(second)]
+    live = harness.deps.service.tables[table_id(second)]
     await harness.deps.outbox.idle()
     bob_stats = await storage.results.stats(2, GROUP)
     bob_rating = await storage.results.standing(2, GROUP, "throw_in")
@@ -97,13 +97,13 @@ async def test_forget_me_survives_tables_opened_and_pruned_while_it_reads_tables
     service = harness.deps.service
     first = await open_table(harness, ["Ann", "Bob"])  # Ann created it and sits in it
     fake.send(1, GROUP, "/cancel")
-    await fake.wait_for(lambda: service.live[table_id(first)].closed_at, what="the lobby cancelled")
+    await fake.wait_for(lambda: service.tables[table_id(first)].closed_at, what="the lobby cancelled")
     fake.send(1, GROUP, "/newgame")
     second = await fake.wait_for(
         lambda: (m := fake.last(GROUP)) and m.buttons() and m.message_id != first.message_id and m,
         what="a lobby",
     )
-    old, new = service.live[table_id(first)], service.live[table_id(second)]
+    old, new = service.tables[table_id(first)], service.tables[table_id(second)]
     read_again: list[int] = []
 
     def watched(table: Table, original: Callable[[], Awaitable[None]], meanwhile: Callable[[], None]) -> Any:
@@ -115,8 +115,8 @@ async def test_forget_me_survives_tables_opened_and_pruned_while_it_reads_tables
         return reload
 
     def churn() -> None:
-        service.live[10_000] = service.live[10_001] = new  # tables opened meanwhile ...
-        service.live.pop(new.id)  # ... and one that left memory
+        service.tables[10_000] = service.tables[10_001] = new  # tables opened meanwhile ...
+        service.tables.pop(new.id)  # ... and one that left memory
 
     old.reload = watched(old, old.reload, churn)  # type: ignore[method-assign]
     new.reload = watched(new, new.reload, lambda: None)  # type: ignore[method-assign]

@@ -85,7 +85,7 @@ def mutate(data: str, rng: random.Random) -> str:
 
 async def state(h: Harness, tid: int) -> tuple[object, ...]:
     """Everything a press may not change: the game, the table (status, seats, options), the chat's settings."""
-    live = h.deps.service.live[tid]
+    live = h.deps.service.tables[tid]
     table = await h.deps.storage.tables.get(tid)
     chat = await h.deps.storage.chats.get(GROUP)
     assert table is not None

@@ -15,10 +15,11 @@ import pytest
 from telegram import InlineKeyboardMarkup
 
 from bot.i18n import LANGUAGES, texts
-from bot.render.group import call_line, event_line, result_text, seat_names, summary_text, table_text
+from bot.render.group import call_line, event_line, seat_names, table_text
 from bot.render.hand import Clock, hand_over, hand_text
 from bot.render.keyboard import hand_keyboard
 from bot.render.lobby import lobby_keyboard, lobby_text
+from bot.render.result import result_text, summary_text
 from bot.render.settings_menu import group_menu
 from bot.render.standings import board_keyboard, board_text, stats_text
 from bot.seasons import podium_text

@@ -127,7 +127,7 @@ async def test_nobody_started_the_bot_and_it_is_no_admin_yet_three_play_to_the_r
     await dealt(fake, lobby)
     await h.deps.outbox.idle()
     assert fake.shown_to(2, GROUP) == [] and fake.shown_to(3, GROUP) == []  # nothing came by itself
-    live = h.deps.service.live[table_id(lobby)]
+    live = h.deps.service.tables[table_id(lobby)]
     assert live.game is not None
     movers = {live.row.seats[s].user_id for s in live.game.to_act()}
     table = current_table(fake, lobby)
@@ -181,7 +181,7 @@ async def test_made_an_admin_mid_game_the_bot_sends_hands_by_itself_from_then_on
     fake.promote_bot(GROUP, by=1, rights={"can_delete_messages"})
     await fake.wait_for(lambda: fake.calls["getChatMember"] >= 1, what="the rights asked again")
     # Ann moves when her turn comes; Bob's hand now comes without a press, sounding on his turn.
-    live = h.deps.service.live[table_id(lobby)]
+    live = h.deps.service.tables[table_id(lobby)]
     assert live.game is not None
     for _ in range(6):
         await h.deps.outbox.idle()
@@ -254,7 +254,7 @@ async def test_a_429_for_an_in_group_hand_holds_the_whole_group_and_moves_its_ha
     inside = [s for s in fake.sent if s.chat_id == GROUP and refused.at < s.at < refused.at + 1.0]
     assert inside == [] and fake.too_early == []
     assert any(s.chat_id == GROUP and s.at >= refused.at + 1.0 for s in fake.sent)  # then it went on
-    assert GROUP in h.deps.outbox._shared
+    assert GROUP in h.deps.outbox.lanes.shared
 
 
 async def play_from_the_group_for(h: Harness, lobby: Message, users: list[int], presses: int) -> None:
@@ -347,7 +347,7 @@ async def test_a_hand_gone_from_the_group_is_forgotten_and_comes_back_with_my_ca
     await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
     await dealt(fake, lobby)
     await h.deps.outbox.idle()
-    live = h.deps.service.live[table_id(lobby)]
+    live = h.deps.service.tables[table_id(lobby)]
     if group_hand(fake, 2) is None:
         answer = await press_and_wait(fake, 2, GROUP, current_table(fake, lobby).message_id, my_cards(lobby))
         assert not answer.get("show_alert"), answer

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from bot.service import Published
 from engine.ai import HeuristicPlayer
 from engine.views import view
 from storage import StaleGame, Storage
@@ -36,23 +37,11 @@ from tests.bot.players import (
 
 
 class Silent:
-    """A presenter that draws nothing: the process died before any message went out."""
+    """A watcher that draws nothing: the process died before any message went out."""
 
-    def table_message(self, table_id: int) -> None: ...
+    def published(self, record: Published) -> None: ...
 
-    def hands(self, table_id: int) -> None: ...
-
-    def hand(self, table_id: int, seat: int) -> None: ...
-
-    def result(self, table_id: int) -> None: ...
-
-    def broken(self, table_id: int) -> None: ...
-
-    def clock(self, table_id: int) -> None: ...
-
-    def warn(self, table_id: int, seat: int) -> None: ...
-
-    def cards(self, table_id: int, seat: int) -> None: ...
+    def forgotten(self, table_id: int) -> None: ...
 
     def tidy(self, chat_id: int, table_id: int) -> None: ...
 
@@ -76,7 +65,7 @@ async def until(check: Callable[[], object], what: str, timeout: float = 10.0) -
 
 async def play_moves(h: Harness, tid: int, moves: int) -> None:
     """Seats on the clock move (a rule-of-thumb player for each) through the table service."""
-    live = h.deps.service.live[tid]
+    live = h.deps.service.tables[tid]
     for _ in range(moves):
         assert live.game is not None and not live.game.over
         seat = live.game.to_act()[0]
@@ -95,7 +84,7 @@ async def test_a_cancelled_game_takes_no_move_is_never_rated_and_every_hand_says
     await start(harness, lobby)
     tid = table_id(lobby)
     await play_moves(harness, tid, 3)
-    live = service.live[tid]
+    live = service.tables[tid]
     assert live.game is not None
     await harness.deps.outbox.idle()  # a hand coming on the clock is sent anew: take the newest
     hands = {
@@ -144,7 +133,7 @@ async def test_the_database_refuses_a_move_or_a_result_for_a_table_no_longer_in_
         await storage.games.record(row.id, 1, 0, "x", row.snapshot, row.version + 1, deadline=None)
     assert await count(storage, "SELECT COUNT(*) FROM events") == 0
     # A finished game's result for it (ratings included) is refused whole, and the table stays cancelled.
-    live = harness.deps.service.live[tid]
+    live = harness.deps.service.tables[tid]
     assert live.game is not None
     game = live.game.copy()
     while not game.over:
@@ -178,7 +167,7 @@ async def test_a_result_not_sent_before_the_process_died_is_sent_after_the_resta
     await start(harness, lobby)
     tid = table_id(lobby)
     service = harness.deps.service
-    live = service.live[tid]
+    live = service.tables[tid]
     while True:  # play up to the final move
         assert live.game is not None
         seat = live.game.to_act()[0]
@@ -189,7 +178,7 @@ async def test_a_result_not_sent_before_the_process_died_is_sent_after_the_resta
             break
         await service.press(tid, seat + 1, live.game.version, move)
     # The final move commits; the process dies before anything is drawn.
-    service.redraw = Silent()
+    service.watcher = Silent()
     assert (await service.press(tid, seat + 1, live.game.version, move)).ok
     await stop_app(harness.app)
     assert not any(is_result(m.text) for m in fake.bot_messages(GROUP))
@@ -205,7 +194,7 @@ async def test_a_result_not_sent_before_the_process_died_is_sent_after_the_resta
     )
     # The table message and both hands show the end (no buttons left).
     await until(lambda: "▶" not in fake.messages[GROUP][lobby.message_id].text, "the final table")
-    for at_table in harness.deps.service.live[tid].row.seats:
+    for at_table in harness.deps.service.tables[tid].row.seats:
         user, shown = at_table.user_id, at_table.hand_message_id
         assert user is not None and shown is not None
         await until(lambda: not fake.messages[user][shown].buttons(), "a final hand")
@@ -242,7 +231,7 @@ async def test_a_failed_write_is_answered_changes_nothing_and_the_table_keeps_it
     lobby = await open_table(harness, ["Ann", "Bob"])
     await start(harness, lobby)
     tid = table_id(lobby)
-    live = harness.deps.service.live[tid]
+    live = harness.deps.service.tables[tid]
     assert live.game is not None and app.job_queue is not None
     leader = live.game.lead + 1
     hand = await until(
@@ -262,7 +251,10 @@ async def test_a_failed_write_is_answered_changes_nothing_and_the_table_keeps_it
         assert again is not job and again.next_t is not None and again.next_t.timestamp() > time.time()
         assert live.game.version == version
     assert failed[0] == 4 and live.failures == 4  # the pause grew: 1 s, 2 s, 4 s, now 8 s
-    # Space is back: the same button works.
+    # Space is back: the same button works (on the hand as it is now: the time ran out, and the warning
+    # sent it anew).
+    await harness.deps.outbox.idle()
+    hand = await until(lambda: (m := hand_message(fake, leader)) and move_buttons(m) and m, "the hand")
     answer = await press_and_wait(fake, leader, leader, hand.message_id, move_buttons(hand)[0])
     assert "text" not in answer, answer
     assert live.game.version > version and live.failures == 0
@@ -274,7 +266,7 @@ async def test_a_bot_whose_move_could_not_be_saved_tries_again_and_the_game_ends
     await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:bot")
     await until(lambda: ". 🤖" in fake.messages[GROUP][lobby.message_id].text, "the bot seated")
     await start(harness, lobby)
-    live = harness.deps.service.live[table_id(lobby)]
+    live = harness.deps.service.tables[table_id(lobby)]
     assert live.game is not None
     if live.game.lead == 0:  # let Ann lead, so the next turn is the bot's
         await play_moves(harness, table_id(lobby), 1)
@@ -346,7 +338,7 @@ async def test_strangers_cannot_join_from_another_chat_or_with_a_link(harness: H
         fake.send(9, 9, f"/start {payload}")
         reply = await until(lambda: fake.bot_messages(9)[before:], "a reply")
         assert expected in reply[0].text, (payload, reply[0].text)
-    assert [s.user_id for s in harness.deps.service.live[tid].row.seats] == [1]
+    assert [s.user_id for s in harness.deps.service.tables[tid].row.seats] == [1]
     assert "Mallory" not in fake.messages[GROUP][lobby.message_id].text
 
 
@@ -474,7 +466,9 @@ async def test_a_group_that_removed_the_bot_gets_nothing_more_and_its_game_ends(
     await until(lambda: "Deck sealed" in fake.messages[GROUP][lobby.message_id].text, "the table")
     fake.removed.add(GROUP)
     await play_moves(harness, tid, 2)
-    await until(lambda: harness.deps.service.live[tid].row.status is TableStatus.CANCELLED, "the table ended")
+    await until(
+        lambda: harness.deps.service.tables[tid].row.status is TableStatus.CANCELLED, "the table ended"
+    )
     for user in (1, 2):
         await until(
             lambda: (m := fake.last(user)) is not None and "cancelled" in m.text and not m.buttons(),

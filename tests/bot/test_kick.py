@@ -31,7 +31,7 @@ async def test_the_host_frees_a_seat_in_the_lobby_and_nobody_else_may(harness: H
     text = await said(harness, 1, "/kick <b>afk</b>", reply_to=bobs)
     assert text == "Ann: Bob is no longer at the table.\nReason: &lt;b&gt;afk&lt;/b&gt;"
     await fake.wait_for(lambda: "Bob" not in fake.messages[GROUP][lobby.message_id].text, what="Bob gone")
-    assert [s.user_id for s in harness.deps.service.live[table_id(lobby)].row.seats] == [1, 3]
+    assert [s.user_id for s in harness.deps.service.tables[table_id(lobby)].row.seats] == [1, 3]
     assert "not at this table" in await said(harness, 1, "/kick", reply_to=bobs)
 
 
@@ -41,7 +41,7 @@ async def test_an_admin_hands_a_seat_to_a_bot_for_the_rest_of_the_game(harness: 
     fake.add_user(4, "Dan")
     fake.admins[GROUP] = {4}
     await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
-    live = harness.deps.service.live[table_id(lobby)]
+    live = harness.deps.service.tables[table_id(lobby)]
     bobs = fake.send(2, GROUP, "brb")
     text = await said(harness, 4, "/kick gone for lunch", reply_to=bobs)
     assert text == "Dan: a bot plays the seat of Bob to the end of this game.\nReason: gone for lunch"

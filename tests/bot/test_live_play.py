@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from bot.callbacks import BackPress, ConcedePress, DiscardPress, MovePress, PickPress, decode
+from bot.callbacks import ConcedePress, DiscardPress, MovePress, PickPress, ReclaimPress, decode
 from bot.i18n import LANGUAGES, texts
 from bot.render.faces import face
 from bot.render.group import name_of
@@ -50,7 +50,7 @@ def button_kinds(v: View, language: str) -> set[Kind]:
             elif isinstance(press, PickPress):
                 kinds.add(Kind.COVER)
             else:  # "I'm back", the discard list or "🏳 Concede" (not moves)
-                assert isinstance(press, BackPress | DiscardPress | ConcedePress)
+                assert isinstance(press, ReclaimPress | DiscardPress | ConcedePress)
     return kinds
 
 
@@ -172,7 +172,7 @@ async def test_a_player_about_to_miss_a_move_is_warned_with_sound(harness: Harne
     fake = harness.fake
     lobby = await open_table(harness, ["Ann", "Bob"], ["move_timer", "move_timer"])  # 30 → 60 → 10 s
     await start(harness, lobby)
-    live = harness.deps.service.live[lobby.table_id or 0]
+    live = harness.deps.service.tables[lobby.table_id or 0]
     assert live.game is not None and live.row.options.move_timer == 10
     lead = live.game.lead + 1  # the user who must lead
     first = await fake.wait_for(lambda: hand_message(fake, lead), what="the first hand")
@@ -317,4 +317,4 @@ async def test_a_finished_game_forgets_its_hands_screens(harness: Harness) -> No
     await harness.deps.outbox.idle()
     # What each hand showed and whether it is to sound lives on the table (and goes with it): once the game is
     # over nothing is kept for its hands, so memory stays bounded over a long uptime.
-    assert not harness.deps.service.live[table_id(lobby)].screens
+    assert not harness.deps.service.tables[table_id(lobby)].screens

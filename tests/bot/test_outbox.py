@@ -151,7 +151,7 @@ async def test_on_a_full_token_the_turn_goes_first_then_the_movers_hand_then_the
     await start(harness, lobby)
     outbox = harness.deps.outbox
     await outbox.idle()
-    live = harness.deps.service.live[lobby.table_id or 0]
+    live = harness.deps.service.tables[lobby.table_id or 0]
     assert live.game is not None
     mover, other = live.game.lead + 1, 2 - live.game.lead
     await asyncio.sleep(3.5 * scale)  # every chat's own spacing has passed: only the overall budget holds
@@ -196,7 +196,7 @@ async def test_on_a_full_token_a_move_is_answered_with_a_word_that_it_counted(ha
     await asyncio.sleep(3.5 * scale)  # every chat's own spacing has passed: only the overall budget holds
 
     def mover(table_id: int, first: int) -> tuple[int, Message]:
-        game = service.live[table_id].game
+        game = service.tables[table_id].game
         assert game is not None
         user = first + game.to_act()[0]
         hand = hand_message(fake, user)
@@ -232,7 +232,7 @@ def group_lane(sent: int, *, last: float = 3.0) -> tuple[Outbox, Queue, list[flo
         on_migrated=nothing,
         clock=lambda: now[0],
     )
-    chat = outbox._chat(GROUP)
+    chat = outbox.lanes(GROUP)
     chat.sent.extend(now[0] - 59.0 + i * (56.0 - last) / max(1, sent - 1) for i in range(sent))
     chat.last_redraw = now[0] - last
     chat.hands_until = now[0] + 60.0
@@ -284,7 +284,7 @@ async def test_a_hand_drawn_anew_between_two_checkpoints_is_not_edited_for_the_s
     lobby = await open_table(harness, ["Ann", "Bob"])
     await start(harness, lobby)
     outbox, service = harness.deps.outbox, harness.deps.service
-    live = service.live[lobby.table_id or 0]
+    live = service.tables[lobby.table_id or 0]
     assert live.game is not None
     mover = live.game.to_act()[0] + 1
     await fake.wait_for(lambda: hand_message(fake, mover), what="the mover's hand")
@@ -293,8 +293,8 @@ async def test_a_hand_drawn_anew_between_two_checkpoints_is_not_edited_for_the_s
     assert shown is not None and "⏳ 30 s" in shown.text
     await asyncio.sleep(1.6)  # the time left, rounded, is 28 s now
     before = len(fake.sent)
-    service.env.redraw.hands(live.id)
-    service.env.redraw.table_message(live.id)
+    outbox.mark(mover, ("hand", live.id, mover - 1), rank=LATER)  # both drawn again, as at a move
+    outbox.mark(GROUP, ("table", live.id, -1), rank=LATER)
     await outbox.idle()
     assert [s for s in fake.sent[before:] if s.ok] == []
     assert seconds_shown(28.4, 30) == 30 and seconds_shown(20.3, 30) == 20 and seconds_shown(19.6, 30) == 20
@@ -306,11 +306,11 @@ async def test_lanes_of_chats_served_a_window_ago_are_freed() -> None:
     sent for a window goes, so memory follows the chats the bot talks to now, not every chat it ever served."""
     outbox, _, now = group_lane(0)
     for chat in range(1, 3000):
-        outbox._chat(chat).sent.append(now[0] - 61.0)  # served a while ago
-    busy = outbox._chat(-5)
+        outbox.lanes(chat).sent.append(now[0] - 61.0)  # served a while ago
+    busy = outbox.lanes(-5)
     busy.sent.append(now[0] - 5.0)  # ... this group a moment ago: its pace still counts
     outbox.mark(7, ("hand", 1, 0))
     await outbox.idle()
-    assert set(outbox._chats) <= {-5, 7, GROUP} and len(outbox._tasks) <= 1
-    assert outbox._chats[-5] is busy
+    assert set(outbox.lanes.queues) <= {-5, 7, GROUP} and len(outbox.lanes.tasks) <= 1
+    assert outbox.lanes.queues[-5] is busy
     await outbox.close()

@@ -52,7 +52,7 @@ async def test_a_restart_mid_game_brings_the_table_back_from_postgresql(harness:
     tid = table_id(lobby)
     rng = random.Random(8)
     await play_until_over(fake, GROUP, [1, 2], rng, limit=10, allow_unfinished=True)
-    before = harness.deps.service.live[tid].game
+    before = harness.deps.service.tables[tid].game
     assert before is not None and not before.over
     url = harness.deps.storage.db.where
     await stop_app(harness.app)
@@ -61,5 +61,5 @@ async def test_a_restart_mid_game_brings_the_table_back_from_postgresql(harness:
         fake, harness.db_path / "unused.sqlite3", database_url=settings.database_url
     )
     assert harness.deps.storage.db.where == url
-    assert harness.deps.service.live[tid].game == before
+    assert harness.deps.service.tables[tid].game == before
     assert "Ann" in await play_until_over(fake, GROUP, [1, 2], rng)

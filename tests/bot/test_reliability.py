@@ -36,14 +36,14 @@ async def test_a_left_game_and_a_timed_out_game_count_in_stats_and_mark_the_lobb
     lobby = await open_table(harness, ["Ann", "Bob"])
     await start(harness, lobby)
     fake.send(2, GROUP, "/leave")  # a bot plays Bob's seat to the end
-    live = service.live[table_id(lobby)]
+    live = service.tables[table_id(lobby)]
     await fake.wait_for(lambda: live.game is not None and live.game.is_auto(1), what="a bot in Bob's seat")
     await play_until_over(fake, GROUP, [1], random.Random(1))
     assert "Played to the end: 0 of 1 game (left: 1)" in await stats(harness, 2)
 
     lobby = await next_lobby(harness)
     await start(harness, lobby)
-    live = service.live[table_id(lobby)]
+    live = service.tables[table_id(lobby)]
     game = live.game
     assert game is not None
     # Bob's timer runs out on his moves (the job PTB's queue runs at the deadline) until a bot takes the seat;

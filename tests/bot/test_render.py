@@ -8,12 +8,13 @@ import re
 
 import pytest
 
-from bot.callbacks import BackPress, ConcedePress, DiscardPress, HandPress, MovePress, PickPress, decode
+from bot.callbacks import ConcedePress, DiscardPress, MovePress, PickPress, ReclaimPress, UnpickPress, decode
 from bot.i18n import LANGUAGES, texts
-from bot.render.group import MAX_TEXT, event_line, result_text, shown_length, summary_text, table_text
+from bot.render.group import MAX_TEXT, event_line, shown_length, table_text
 from bot.render.hand import hand_text
 from bot.render.keyboard import hand_keyboard
 from bot.render.replay import replay_lines
+from bot.render.result import result_text, summary_text
 from engine import Game, Options, Variant
 from engine.cards import card_str, cards_of
 from engine.moves import Kind, kind, move_str
@@ -102,7 +103,7 @@ def test_a_card_that_could_cover_several_asks_which_in_a_second_step() -> None:
     second = presses(hand_keyboard(view(g, 1), 5, t, selected=card("6h")))
     covers = [p.move for p in second if isinstance(p, MovePress)]
     assert len(covers) == 2 and all(kind(m) == Kind.COVER for m in covers)
-    assert isinstance(second[-1], HandPress)
+    assert isinstance(second[-1], UnpickPress)
     assert "6♥" in hand_text(view(g, 1), NAMES, t, "Chat", selected=card("6h"))
 
 
@@ -110,7 +111,7 @@ def test_a_seat_played_by_a_bot_gets_only_im_back() -> None:
     g = position(["7s 7c 9d", "8s 9c 6h Ts"], talon="Kc Ah")
     g.take_over(1)
     t = texts("en")
-    assert presses(hand_keyboard(view(g, 1), 3, t)) == [BackPress(3)]
+    assert presses(hand_keyboard(view(g, 1), 3, t)) == [ReclaimPress(3)]
     assert "I'm back" in hand_text(view(g, 1), NAMES, t, "Chat")
 
 

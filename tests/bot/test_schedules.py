@@ -142,7 +142,7 @@ def call(
 async def run_schedule(service: TableService, users: dict[int, User], chat: int, rng: random.Random) -> None:
     opened = await service.open_lobby(chat, 0, users[1], "Friends", Options())
     assert opened.ok and opened.table_id is not None
-    table = service.live[opened.table_id]
+    table = service.tables[opened.table_id]
     order: list[asyncio.Task[Any] | None] = []
     table.lock = OrderedLock(order)
     schedule = commands(rng)
@@ -191,4 +191,4 @@ async def test_random_schedules_of_lobby_and_play_commands_keep_the_table_whole(
         chat = -1000 - seed
         await storage.chats.seen(chat, "group", "Friends")
         await run_schedule(service, users, chat, random.Random(seed))
-        service.live.clear()  # the next schedule's table starts with memory as a restart leaves it
+        service.tables.clear()  # the next schedule's table starts with memory as a restart leaves it

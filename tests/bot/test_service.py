@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.service import ABANDONED, Refusal, TableService, state
+from bot.changes import changes
+from bot.service import ABANDONED, Published, Refusal, TableService, state
 from bot.thinking import Thinker
 from engine import Options, cards, parse_cards, parse_move
 from engine.ai import HeuristicPlayer
@@ -44,31 +45,22 @@ class Scheduled:
 
 @dataclass
 class Marked:
+    """A watcher that notes which screens each published record changes (bot.changes)."""
+
     marks: list[tuple[str, int]] = field(default_factory=list)
+    records: list[Published] = field(default_factory=list)
 
-    def table_message(self, table_id: int) -> None:
-        self.marks.append(("table", table_id))
+    def published(self, record: Published) -> None:
+        before = next((r for r in reversed(self.records) if r.id == record.id), None)
+        self.records.append(record)
+        change = changes(before, record)
+        self.marks += [("table", record.id)] if change.table is not None else []
+        self.marks += [("hands", record.id)] if change.hands else []
+        self.marks += [(f"cards {seat}", record.id) for seat in change.asked]
+        self.marks += [(name, record.id) for name in ("result", "broken", "tidy") if getattr(change, name)]
 
-    def hands(self, table_id: int) -> None:
-        self.marks.append(("hands", table_id))
-
-    def hand(self, table_id: int, seat: int) -> None:
-        self.marks.append((f"hand {seat}", table_id))
-
-    def result(self, table_id: int) -> None:
-        self.marks.append(("result", table_id))
-
-    def broken(self, table_id: int) -> None:
-        self.marks.append(("broken", table_id))
-
-    def clock(self, table_id: int) -> None:
-        self.marks.append(("clock", table_id))
-
-    def warn(self, table_id: int, seat: int) -> None:
-        self.marks.append((f"warn {seat}", table_id))
-
-    def cards(self, table_id: int, seat: int) -> None:
-        self.marks.append((f"cards {seat}", table_id))
+    def forgotten(self, table_id: int) -> None:
+        self.marks.append(("forgotten", table_id))
 
     def tidy(self, chat_id: int, table_id: int) -> None:
         self.marks.append(("tidy", table_id))
@@ -124,7 +116,7 @@ async def dealt(w: World, players: int = 2, **options: object) -> int:
 
 def next_move(w: World, table_id: int) -> tuple[int, int, int]:
     """(user, version, move) of a sensible move of the seat on the clock."""
-    live = w.service.live[table_id]
+    live = w.service.tables[table_id]
     assert live.game is not None
     seat = live.game.to_act()[0]
     user = live.row.seats[seat].user_id
@@ -136,11 +128,13 @@ async def test_a_move_no_longer_legal_is_refused_with_its_reason_and_changes_not
     tid = await dealt(world)
     user, version, move = next_move(world, tid)
     assert (await world.service.press(tid, user, version, move)).ok
-    live = world.service.live[tid]
+    live = world.service.tables[tid]
     assert live.game is not None and live.game.version == version + 1
+    published = len(world.marked.records)
     outcome = await world.service.press(tid, user, version, move)  # the same lead again
     assert outcome.refusal is Refusal.ILLEGAL and outcome.reason and live.game.version == version + 1
-    assert ("hands", tid) in world.marked.marks  # the out-of-date keyboard is drawn anew
+    assert ("hands", tid) in world.marked.marks  # every hand is drawn from the move's record
+    assert len(world.marked.records) == published  # ... and the refused press published nothing
     # The deadline follows the game: the newest version, a full move timer from now.
     assert world.scheduled.deadlines[tid] == (version + 1, world.clock.now + 30)
 
@@ -169,7 +163,7 @@ async def test_a_press_on_an_older_keyboard_counts_while_its_move_is_still_legal
     hands = "6h 6s 9d Td Jd Qd  7s 8c 9c Tc Jc Qc  6c 8d Kd Ad Ks As  7h"
     rest = [c for c in cards.deck(36) if c not in parse_cards(hands)]
     assert (await world.service.start(tid, 1, False, deck=[*parse_cards(hands), *rest])).ok
-    live = world.service.live[tid]
+    live = world.service.tables[tid]
     assert live.game is not None and live.game.lead == 0
     assert (await world.service.press(tid, 1, 0, parse_move("l6s"))).ok
     assert (await world.service.press(tid, 2, 1, parse_move("c6s7s"))).ok
@@ -186,7 +180,7 @@ async def test_a_press_by_someone_not_seated_is_refused(world: World) -> None:
 
 async def test_a_finished_game_is_rated_redrawn_and_closed(world: World) -> None:
     tid = await dealt(world)
-    live = world.service.live[tid]
+    live = world.service.tables[tid]
     while live.game is not None and not live.game.over:
         assert (await world.service.press(tid, *next_move(world, tid))).ok
     assert live.result is not None and live.row.status is TableStatus.FINISHED
@@ -209,7 +203,7 @@ async def test_a_failed_write_is_refused_and_the_timer_is_set_again_later(world:
         raise sqlite3.OperationalError("database or disk is full")
 
     world.storage.games.record = full_disk  # type: ignore[method-assign]
-    live = world.service.live[tid]
+    live = world.service.tables[tid]
     live.deadline = world.clock.now  # the timer has run out
     await world.service.timeout(tid, version)
     assert live.game is not None and live.game.version == version
@@ -245,7 +239,7 @@ async def test_a_cancelled_game_refuses_every_kind_of_action(world: World) -> No
     assert (await world.service.reclaim(tid, user)).refusal is Refusal.CANCELLED
     await world.service.timeout(tid, version)
     await world.service.bot_turn(tid, version)
-    live = world.service.live[tid]
+    live = world.service.tables[tid]
     assert live.game is not None and live.game.version == version
     assert (await world.service.cancel(tid, 1, False)).refusal is Refusal.NO_TABLE  # once is enough
 
@@ -254,7 +248,7 @@ async def test_a_decided_game_takes_for_the_defender_instead_of_asking(world: Wo
     """docs/rules.md §7: once nothing the defender does changes the result, nobody is asked to press Take."""
     for _ in range(20):
         tid = await dealt(world)
-        live = world.service.live[tid]
+        live = world.service.tables[tid]
         assert live.game is not None
         while not live.game.over and not live.game.decided():
             assert (await world.service.press(tid, *next_move(world, tid))).ok
@@ -263,7 +257,7 @@ async def test_a_decided_game_takes_for_the_defender_instead_of_asking(world: Wo
     else:
         pytest.fail("no game came to a decided end")
     version = live.game.version
-    assert world.scheduled.bot_turns[-1] == (tid, version, world.service.bot_delay)
+    assert world.scheduled.bot_turns[-1] == (tid, version, world.service.env.bot_delay)
     await world.service.bot_turn(tid, version)
     assert live.game.over and live.result is not None
     assert live.result.durak == live.game.defender or live.result.losers == (live.game.defender,)
@@ -279,12 +273,12 @@ async def test_a_rematch_confirmed_as_its_time_runs_out_keeps_the_confirmer_and_
 ) -> None:
     users = [await player(world.storage, i, name) for i, name in enumerate(["Ann", "Bob", "Cid"], 1)]
     tid = await dealt(world, players=3)
-    live = world.service.live[tid]
+    live = world.service.tables[tid]
     while live.game is not None and not live.game.over:
         assert (await world.service.press(tid, *next_move(world, tid))).ok
     rematch = await world.service.rematch(tid, users[0])
     assert rematch.ok and rematch.table_id is not None
-    new = world.service.live[rematch.table_id]
+    new = world.service.tables[rematch.table_id]
     assert new.pending == {2, 3}
     if expiry_first:
         _, confirmed = await asyncio.gather(
@@ -303,7 +297,7 @@ async def test_a_rematch_confirmed_as_its_time_runs_out_keeps_the_confirmer_and_
 async def test_once_nobody_plays_the_bots_play_it_out_at_once_and_it_is_not_rated(world: World) -> None:
     """docs/rules.md §9, §10: the last person to leave leaves a game of bots, played without pauses."""
     tid = await dealt(world)
-    live = world.service.live[tid]
+    live = world.service.tables[tid]
     assert (await world.service.leave(tid, 1)).ok
     assert live.rated  # Bob still plays
     assert (await world.service.leave(tid, 2)).ok
@@ -321,7 +315,7 @@ async def test_a_game_only_bots_play_that_gets_nowhere_is_stopped_and_everybody_
 ) -> None:
     monkeypatch.setattr(state, "STALL_BOUTS", 3)
     tid = await dealt(world, players=3)
-    live = world.service.live[tid]
+    live = world.service.tables[tid]
     for user in (1, 2, 3):
         assert (await world.service.leave(tid, user)).ok
     bouts = 0

@@ -63,7 +63,7 @@ async def test_a_finished_game_takes_the_commands_that_led_to_it(harness: Harnes
     top = fake.send(3, GROUP, "/top")  # not a table's command: it and its board stay
     board = await fake.answer_to(GROUP, top)
     dealt = fake.send(1, GROUP, "/startgame")
-    await fake.wait_for(lambda: harness.deps.service.live[table].game, what="the deal")
+    await fake.wait_for(lambda: harness.deps.service.tables[table].game, what="the deal")
     await play_until_over(fake, GROUP, [1, 2, 3], random.Random(5))
 
     wanted = {opened, joined, again, refusal.message_id, dealt}

@@ -77,7 +77,7 @@ async def test_health_says_which_part_is_unwell(harness: Harness, monkeypatch: p
 
     with monkeypatch.context() as patch:
         patch.setattr(harness.deps.storage.db, "fetch_one", broken)
-        patch.setattr(harness.deps.outbox, "backlog", lambda: ({"urgent": 1}, 600.0))
+        patch.setattr(harness.deps.outbox.lanes, "backlog", lambda: ({"urgent": 1}, 600.0))
         answer = await get(harness, "/healthz")
         found = json.loads(answer.text)
         assert answer.status_code == 503 and found["ok"] is False
