@@ -48,7 +48,7 @@ class Limits:
     # a private chat of its own. In a group's budget the hands of players who must act go first, then the
     # table, then the other hands, and a part of the budget is kept for the turns.
     ephemeral: EphemeralModel = "group"
-    turns: int = 6  # of a group's budget, kept for the hands of players who must act (where hands share it)
+    turns: int = 8  # of a group's budget, kept for the hands of players who must act (where hands share it)
 
 
 @dataclass

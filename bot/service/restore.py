@@ -20,11 +20,9 @@ async def restore(env: Env, live: dict[int, Table], chat_id: int | None) -> list
         if item.table.id in live:
             continue
         table = live[item.table.id] = await restored(env, item)
+        await table.resume()  # its first record: every screen of it is drawn again
         if item.game is not None and table.game is None:
             broken.append((table.row, table.row.broken_reason or ""))
-        async with table.command():  # its first record: every screen of it is drawn again
-            if table.game is not None:  # in play, or over with its result still to send
-                table._after_change()
     for chat, ended in await env.storage.tables.untidy(chat_id):  # a restart came before their tidy-up
         env.watcher.tidy(chat, ended)
     return broken
@@ -36,24 +34,22 @@ async def restored(env: Env, item: LiveTable) -> Table:
     storage, row, game_row = env.storage, item.table, item.game
     creator = await storage.users.get(row.creator_id)
     chat = await storage.chats.get(row.chat_id)
-    table = Table(env, row, creator.display_name if creator else "?", (chat.title if chat else "") or "")
+    names = (creator.display_name if creator else "?", (chat.title if chat else "") or "")
+    game, ratings, deadline = None, None, None
     if game_row is not None:
         try:
-            table.game = storage.games.load(game_row)
+            game = storage.games.load(game_row)
         except BrokenSnapshot as exc:
             await storage.tables.set_status(row.id, TableStatus.BROKEN, exc.reason)
             metrics.GAMES.labels("broken").inc()
-            await table._reload()
-            return table
-        table.game_row, table.rated = game_row, game_row.rated
+            game_row = None
+    if game is not None and game_row is not None:
         if row.status is TableStatus.FINISHED:
-            table.ratings = ratings_of(await storage.results.players(game_row.id))
+            ratings = ratings_of(await storage.results.players(game_row.id))
         else:
             # Players are not punished for our downtime: a passed deadline gets a fresh period.
             now = env.clock()
             deadline = row.deadline
             if deadline is None or deadline < now + 5:
                 deadline = now + row.options.move_timer
-            table.deadline = deadline
-    await table._reload()
-    return table
+    return Table(env, row, *names, game=game, game_row=game_row, deadline=deadline, ratings=ratings)

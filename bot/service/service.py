@@ -8,7 +8,6 @@ from collections.abc import Awaitable, Callable
 
 from bot.service.contracts import (
     CLOSED_KEPT,
-    REDRAW_KEPT,
     Env,
     Outcome,
     Refusal,
@@ -126,16 +125,11 @@ class TableService:
         return await restore(self.env, self.tables, chat_id)
 
     async def _prune(self) -> None:
-        """Forget tables closed a while ago (their last messages are long drawn): memory stays bounded. A
-        result still offering a rematch first loses its button, and is forgotten on a later pass."""
+        """Forget tables closed a while ago: memory stays bounded."""
         horizon = self.env.clock() - CLOSED_KEPT
         for table in [t for t in self.tables.values() if t.closed_at and t.closed_at < horizon]:
-            async with table.command():
-                if table.result is not None and table.rematch_open:
-                    table.rematch_open = False
-                    table.closed_at = horizon + REDRAW_KEPT  # kept until that redraw has surely gone out
-                else:
-                    self._drop(table.id)
+            if await table.prune(horizon):
+                self._drop(table.id)
 
     # ------------------------------------------------------------------ chats
 

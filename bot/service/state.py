@@ -54,18 +54,23 @@ class TableState(Facts):
         chat_title: str,
         *,
         loser: tuple[int | None, int] | None = None,
+        game: Game | None = None,
+        game_row: GameRow | None = None,
+        deadline: float | None = None,
+        ratings: dict[int, tuple[float, float]] | None = None,
     ) -> None:
+        """A new lobby; or (``game`` and the rest) a table brought back after a restart."""
         self.env = env
         self.row = row
         # Each seat's player; "" for an added bot (the renderer names it in each reader's language).
         self.names: list[str] = []
         self.creator_name = creator_name
         self.chat_title = chat_title
-        self.game: Game | None = None
-        self.game_row: GameRow | None = None
-        self.deadline: float | None = None
-        self.rated = True
-        self.ratings: dict[int, tuple[float, float]] = {}  # seat -> (before, after) once the game is rated
+        self.game = game
+        self.game_row = game_row
+        self.deadline = deadline
+        self.rated = game_row.rated if game_row is not None else True
+        self.ratings = ratings or {}  # seat -> (before, after) once the game is rated
         self.recent: deque[Event] = deque(maxlen=RECENT)
         self.editing_options = False
         self.closed_at: float | None = None  # when it finished or was cancelled

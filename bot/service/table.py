@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from collections.abc import Awaitable, Callable
 
-from bot.service.contracts import Outcome, Refusal
+from bot.service.contracts import REDRAW_KEPT, Outcome, Refusal
 from bot.service.play import Playing
 from engine import Game, OptionsError, cards
 from engine.actions import TAKE_OVER
@@ -169,6 +169,24 @@ class Table(Playing):
             await self._reload()
             creator = await self.env.storage.users.get(self.row.creator_id)
             self.creator_name = creator.display_name if creator else ""
+
+    async def resume(self) -> None:
+        """Brought back after a restart: its record read again, and its game, if any (in play, or over with
+        its result still to send), goes on from where it was stored."""
+        async with self.command():
+            await self._reload()
+            if self.game is not None:
+                self._after_change()
+
+    async def prune(self, horizon: float) -> bool:
+        """Whether the table, closed before ``horizon``, may be forgotten (its last messages are long drawn).
+        A result still offering a rematch first loses its button: forgotten on a later pass."""
+        async with self.command():
+            if self.result is not None and self.rematch_open:
+                self.rematch_open = False
+                self.closed_at = horizon + REDRAW_KEPT  # kept until that redraw has surely gone out
+                return False
+            return True
 
     async def close(self, status: TableStatus, reason: str | None = None) -> None:
         """End a live table without a result (the bot left its group, say)."""

@@ -251,8 +251,8 @@ def test_where_hands_share_a_groups_budget_a_turns_hand_goes_as_long_as_one_send
     assert outbox._next(GROUP, chat)[2] > 0
     del chat.dirty[turn]
     chat.sent.pop()
-    assert outbox._next(GROUP, chat)[2] > 0  # the other hand waits, at 18 as at 10
-    for _ in range(8):
+    assert outbox._next(GROUP, chat)[2] > 0  # the other hand waits, at 18 as at 8
+    for _ in range(10):
         chat.sent.popleft()
     assert outbox._next(GROUP, chat)[2] > 0
     chat.sent.popleft()
@@ -262,17 +262,17 @@ def test_where_hands_share_a_groups_budget_a_turns_hand_goes_as_long_as_one_send
 def test_a_table_unchanged_for_half_a_minute_takes_part_of_the_turns_share() -> None:
     """The whole group watches the table: while the turns' hands fill the group's budget it still comes every
     half a minute or so, taking half of what is kept for the turns, never all of it."""
-    outbox, chat, now = group_lane(12)
+    outbox, chat, now = group_lane(11)
     table: Key = ("table", 1, -1)
     chat.dirty = {table: LATER}
     chat.since = {table: now[0] - 1.0}
-    assert outbox._next(GROUP, chat)[2] > 0  # 12 sent: only 10 are for redraws nobody acts on
+    assert outbox._next(GROUP, chat)[2] > 0  # 11 sent: only 8 are for redraws nobody acts on
     chat.since = {table: now[0] - 20.0}
     assert outbox._next(GROUP, chat)[2] > 0
     chat.since = {table: now[0] - 30.0}
     assert outbox._next(GROUP, chat) == (table, LATER, 0.0)
     chat.sent.append(chat.sent[-1])
-    assert outbox._next(GROUP, chat)[2] > 0  # 13: the turns keep the rest
+    assert outbox._next(GROUP, chat)[2] > 0  # 12: the turns keep the rest
 
 
 async def test_a_hand_drawn_anew_between_two_checkpoints_is_not_edited_for_the_seconds_alone(
