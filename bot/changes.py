@@ -15,8 +15,10 @@ CLOSED = (TableStatus.CANCELLED, TableStatus.BROKEN)
 
 @dataclass(frozen=True, slots=True)
 class Changes:
-    table: int | None = None  # the table message's rank (bot.budget), None: it shows the same
-    hands: dict[int, int] = field(default_factory=dict)  # seat -> rank: the hands that show something else
+    table: int | None = None  # the table message's priority (bot.budget), None: it shows the same
+    hands: dict[int, int] = field(
+        default_factory=dict
+    )  # seat -> priority: the hands that show something else
     asked: tuple[int, ...] = ()  # seats whose player asked for their hand in the group afresh (a press)
     result: bool = False
     broken: bool = False  # the table's game could not be loaded: the group is told once
@@ -40,8 +42,10 @@ def changes(old: Published | None, new: Published) -> Changes:
         for at in new.row.seats:
             if old is None or _hand(old, at.seat) != _hand(new, at.seat):
                 # Whose turn it is first, then the player who just moved (they watch their hand), the rest.
-                rank = budget.SOON if at.seat in to_act else budget.OWN if at.seat == mover else budget.LATER
-                hands[at.seat] = rank
+                priority = (
+                    budget.SOON if at.seat in to_act else budget.OWN if at.seat == mover else budget.LATER
+                )
+                hands[at.seat] = priority
     asked = tuple(
         seat
         for seat, screen in new.screens.items()

@@ -89,9 +89,9 @@ class Lanes:
         await asyncio.gather(*self.tasks.values(), return_exceptions=True)
 
     def backlog(self) -> tuple[dict[str, int], float]:
-        """What waits to be sent now, by priority (``urgent``: replies and results; ``soon``: hands of players
-        who must act; ``own``: hands of players who just acted; ``later``: other redraws), and how many seconds
-        the oldest of it has waited."""
+        """What waits to be sent now, by priority (``urgent``: replies and results; ``soon``: hands of
+        players who must act; ``own``: hands of players who just acted; ``later``: other redraws), and how
+        many seconds the oldest of it has waited."""
         counts = {"urgent": 0, "soon": 0, "own": 0, "later": 0}
         names = {budget.SOON: "soon", budget.OWN: "own", budget.LATER: "later"}
         now, oldest = self.clock(), 0.0
@@ -99,8 +99,8 @@ class Lanes:
             counts["urgent"] += len(chat.urgent)
             if chat.urgent:
                 oldest = max(oldest, now - chat.urgent[0][2])
-            for key, rank in chat.dirty.items():
-                counts["urgent" if key[0] in TOLD_ONCE else names.get(rank, "later")] += 1
+            for key, priority in chat.dirty.items():
+                counts["urgent" if key[0] in TOLD_ONCE else names.get(priority, "later")] += 1
                 oldest = max(oldest, now - chat.since.get(key, now))
         return counts, oldest
 

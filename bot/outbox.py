@@ -4,7 +4,7 @@ Telegram allows about one message a second into a chat, 20 a minute into a group
 second overall, and answers 429 with ``retry_after`` past them. Each chat (and, as the limits model says, each
 in-group receiver) is a lane with one task that sends its work in order of urgency: what a person waits for (a
 reply, a menu they pressed, a result), then the redraws, which coalesce (only the latest state of a message is
-drawn, when its turn comes). When the token's overall budget is short, lanes queue for it by rank
+drawn, when its turn comes). When the token's overall budget is short, lanes queue for it by priority
 (bot.budget). A 429 for any call into a chat holds every lane into it until its ``retry_after``, and the same
 work is tried again, never earlier; a chat that refuses the bot (403) gets nothing more until it writes again.
 What a lane may send next, and when, is ``bot.pacing``'s; the lanes themselves, ``bot.lanes``'; each call to
@@ -72,23 +72,23 @@ class Outbox:
     def share(self, processes: int) -> None:
         self._budget.share(processes)  # processes send for this token now: this one keeps its part
 
-    def mark(self, chat_id: int, key: Key, *, rank: int = budget.LATER) -> None:
-        """This message shows something else now: draw and send it when its turn comes (``rank``: how soon
+    def mark(self, chat_id: int, key: Key, *, priority: int = budget.LATER) -> None:
+        """This message shows something else now: draw and send it when its turn comes (``priority``: how soon
         somebody needs it, bot.budget)."""
         if not self._closed and chat_id not in self._refused:
-            self._mark(chat_id, key, rank)
+            self._mark(chat_id, key, priority)
 
-    def mark_ephemeral(self, chat_id: int, receiver: int, key: Key, *, rank: int = budget.LATER) -> None:
+    def mark_ephemeral(self, chat_id: int, receiver: int, key: Key, *, priority: int = budget.LATER) -> None:
         """As ``mark``, for a message in group ``chat_id`` that only ``receiver`` sees: paced as the limits
-        model says (``Limits.ephemeral``). ``rank`` URGENT: the answer to the receiver's own press, which
+        model says (``Limits.ephemeral``). ``priority`` URGENT: the answer to the receiver's own press, which
         Telegram lets a bot that is not an administrator send for 15 seconds only: ahead of the redraws."""
         if self._closed or chat_id in self._refused or self.support.known is False:
             return
         if self.limits.ephemeral == "group" or chat_id in self.lanes.shared:
             self.lanes(chat_id).hands_until = self.clock() + self.limits.window
-            self._mark(chat_id, key, rank)
+            self._mark(chat_id, key, priority)
         else:
-            self._mark(("to", chat_id, receiver), key, rank)
+            self._mark(("to", chat_id, receiver), key, priority)
 
     @property
     def grants(self) -> Grants:
@@ -100,12 +100,12 @@ class Outbox:
         """Whether the Bot API server knows ephemeral messages (bot.ephemeral)."""
         return self._delivery.support
 
-    def _mark(self, lane: Lane, key: Key, rank: int) -> None:
+    def _mark(self, lane: Lane, key: Key, priority: int) -> None:
         chat = self.lanes(lane)
-        chat.dirty[key] = min(rank, chat.dirty.get(key, rank))
+        chat.dirty[key] = min(priority, chat.dirty.get(key, priority))
         chat.since.setdefault(key, self.clock())
         if chat.asking is not None:  # its turn came while the chat waits for the budget: it waits as that
-            self._budget.promote(chat.asking, rank)
+            self._budget.promote(chat.asking, priority)
         self.lanes.kick(lane)
 
     def lagging(self) -> bool:
@@ -186,13 +186,13 @@ class Outbox:
         if is_group(lane) and self._kept is not None:
             await self._kept.recall(lane, chat)
         while (chat.urgent or chat.dirty) and lane not in self._refused and not self._closed:
-            _, rank, wait = self._next(lane, chat)
+            _, priority, wait = self._next(lane, chat)
             if wait > 0:
                 chat.wake.clear()
                 with contextlib.suppress(TimeoutError):  # urgent work arriving cuts a redraw's wait short
                     await asyncio.wait_for(chat.wake.wait(), wait)
                 continue
-            chat.asking = self._budget.ask(rank)
+            chat.asking = self._budget.ask(priority)
             try:
                 slot = await chat.asking
             finally:

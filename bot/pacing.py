@@ -2,7 +2,7 @@
 
 A lane is a chat (its id), or an in-group receiver paced as a chat of its own (``("to", group, user)``).
 Its work comes in order of urgency: what a person waits for (a reply, a result, the answer to a press that
-Telegram lets the bot answer for 15 seconds only), then redraws by rank (bot.budget): in a group, a table
+Telegram lets the bot answer for 15 seconds only), then redraws by priority (bot.budget): in a group, a table
 that has waited, the hands of players who must act, the table, the rest. Limits decide when each may go: a
 chat's spacing, a group's 20 a minute (part of them kept for replies, and where in-group hands share it,
 for the turns), the redraw interval, and a 429's pause on the whole chat.
@@ -59,7 +59,7 @@ class Queue(Pace):
     urgent: deque[tuple[Draft, asyncio.Future[int | None], float]] = field(default_factory=deque)
     dirty: dict[Key, int] = field(
         default_factory=dict
-    )  # redraws in marking order, and their rank (bot.budget)
+    )  # redraws in marking order, and their priority (bot.budget)
     asking: asyncio.Future[float] | None = None  # the slot of the overall budget this chat waits for
     since: dict[Key, float] = field(default_factory=dict)  # when each redraw was first marked
     last_redraw: float = 0.0
@@ -82,9 +82,16 @@ class Queue(Pace):
 
 
 def wait(
-    lane: Lane, chat: Queue, rank: int, limits: Limits, now: float, paused: float, *, overdue: bool = False
+    lane: Lane,
+    chat: Queue,
+    priority: int,
+    limits: Limits,
+    now: float,
+    paused: float,
+    *,
+    overdue: bool = False,
 ) -> float:
-    """Seconds until this chat may send the next piece of work, of ``rank`` (0: now), the overall budget
+    """Seconds until this chat may send the next piece of work, of ``priority`` (0: now), the overall budget
     aside. In a group, redraws leave ``reserve`` of its budget to replies (a turn's hand, ``reserve_turns``),
     and where in-group hands share it, the redraws nobody must act on leave ``turns`` more to the hands of
     those who must, except a table ``overdue`` (the whole group watches it); the group's own messages are
@@ -96,15 +103,15 @@ def wait(
         paused,
         (chat.sent[-1] + limits.chat_spacing) if chat.sent else 0.0,
     ]
-    group, redraw = is_group(lane), rank > budget.URGENT
+    group, redraw = is_group(lane), priority > budget.URGENT
     if group:
-        kept = limits.reserve_turns if rank == budget.SOON else limits.reserve if redraw else 0
+        kept = limits.reserve_turns if priority == budget.SOON else limits.reserve if redraw else 0
         allowed = limits.group_budget - kept
-        if rank > budget.SOON and chat.hands_until > now:
+        if priority > budget.SOON and chat.hands_until > now:
             allowed -= limits.turns // 2 if overdue else limits.turns
         if len(chat.sent) >= allowed:
             ready.append(chat.sent[len(chat.sent) - allowed] + limits.window)
-    if redraw and not (group and rank == budget.SOON):
+    if redraw and not (group and priority == budget.SOON):
         spacing = limits.group_redraw if group else limits.private_redraw
         ready.append(chat.last_redraw + spacing)
     return max(0.0, max(ready) - now)
@@ -113,25 +120,27 @@ def wait(
 def next_work(
     lane: Lane, chat: Queue, limits: Limits, now: float, paused: float
 ) -> tuple[Key | None, int, float]:
-    """The piece of work to send next (None: the first that somebody waits for), its rank, and the
+    """The piece of work to send next (None: the first that somebody waits for), its priority, and the
     seconds until it may go: the first in order of preference that may go now, else the soonest."""
     if chat.urgent:
         return None, budget.URGENT, wait(lane, chat, budget.URGENT, limits, now, paused)
     key = told_once(chat)
     if key is not None:
         return key, budget.URGENT, wait(lane, chat, budget.URGENT, limits, now, paused)
-    waits: dict[tuple[int, bool], float] = {}  # a redraw's wait depends on its rank (and overdue) only
+    waits: dict[tuple[int, bool], float] = {}  # a redraw's wait depends on its priority (and overdue) only
     best: tuple[Key | None, int, float] = (None, budget.LATER, float("inf"))
     for key in redraws(chat, is_group(lane), now - limits.group_redraw):
-        rank = chat.dirty[key]
+        priority = chat.dirty[key]
         # A table unchanged on the group's screen for half the window may use half the turns' part.
         overdue = key[0] == "table" and chat.since.get(key, now) <= now - limits.window / 2
-        if (rank, overdue) not in waits:
-            seconds = waits[rank, overdue] = wait(lane, chat, rank, limits, now, paused, overdue=overdue)
+        if (priority, overdue) not in waits:
+            seconds = waits[priority, overdue] = wait(
+                lane, chat, priority, limits, now, paused, overdue=overdue
+            )
             if seconds == 0:
-                return key, rank, 0.0
+                return key, priority, 0.0
             if seconds < best[2]:
-                best = (key, rank, seconds)
+                best = (key, priority, seconds)
     return best
 
 
@@ -146,8 +155,8 @@ def chat_of(lane: Lane) -> int:
 
 def redraws(chat: Queue, group: bool, stale: float) -> Iterator[Key]:
     """The redraws in the order they are to be drawn: in a group the table if it was marked ``stale`` or
-    earlier, then the hands of players who must act, then the table, then the rest by rank (the hand of a
-    player who just moved first), each rank in the order it was marked. (Where in-group hands share a
+    earlier, then the hands of players who must act, then the table, then the rest by priority (the hand of a
+    player who just moved first), each priority in the order it was marked. (Where in-group hands share a
     group's budget, a turn's hand comes within a few seconds, and the table, which the whole group watches,
     still every few seconds.)"""
     dirty = chat.dirty
@@ -155,7 +164,7 @@ def redraws(chat: Queue, group: bool, stale: float) -> Iterator[Key]:
     if table is not None and chat.since.get(table, stale) <= stale:
         yield table
     if group:
-        yield from (k for k, rank in dirty.items() if rank <= budget.SOON)
+        yield from (k for k, priority in dirty.items() if priority <= budget.SOON)
     if table is not None:
         yield table
     yield from sorted(dirty, key=dirty.__getitem__)
@@ -164,4 +173,6 @@ def redraws(chat: Queue, group: bool, stale: float) -> Iterator[Key]:
 def told_once(chat: Queue) -> Key | None:
     """A result or a broken-table notice, or a hand its player asked for this moment ("🃏 My cards", which
     Telegram lets the bot answer for 15 seconds only), waiting in the chat: they go before its redraws."""
-    return next((k for k, rank in chat.dirty.items() if k[0] in TOLD_ONCE or rank == budget.URGENT), None)
+    return next(
+        (k for k, priority in chat.dirty.items() if k[0] in TOLD_ONCE or priority == budget.URGENT), None
+    )

@@ -47,19 +47,19 @@ class Presenter(Drafts):
         change = changes(before, record)
         chat = record.row.chat_id
         if change.table is not None:
-            rank = change.table
-            if rank > budget.SOON and self._calls(record):
-                rank = budget.SOON  # a table that calls somebody to move is their turn's sound
-            self.outbox.mark(chat, ("table", record.id, -1), rank=rank)
-        for seat, rank in change.hands.items():
-            self._mark_hand(record, seat, rank=rank, sent_only=change.sent_only)
+            priority = change.table
+            if priority > budget.SOON and self._calls(record):
+                priority = budget.SOON  # a table that calls somebody to move is their turn's sound
+            self.outbox.mark(chat, ("table", record.id, -1), priority=priority)
+        for seat, priority in change.hands.items():
+            self._mark_hand(record, seat, priority=priority, sent_only=change.sent_only)
         for seat in change.asked:
             user = record.row.seats[seat].user_id
             if user is not None and not is_former(user):
                 # The answer to the player's own press: Telegram lets a bot that is not an administrator send
                 # it for 15 seconds only, so it goes before the group's redraws.
                 key: Key = ("cards", record.id, seat)
-                self.outbox.mark_ephemeral(chat, user, key, rank=budget.URGENT)
+                self.outbox.mark_ephemeral(chat, user, key, priority=budget.URGENT)
         if change.result:
             self.outbox.mark(chat, ("result", record.id, -1))
         if change.broken:
@@ -88,7 +88,7 @@ class Presenter(Drafts):
     def _answerable(self, chat_id: int, user_id: int) -> bool:
         return self.outbox.grants.fresh(chat_id, user_id) is not None  # a press lets it answer
 
-    def _mark_hand(self, record: Published, seat: int, *, rank: int, sent_only: bool = False) -> None:
+    def _mark_hand(self, record: Published, seat: int, *, priority: int, sent_only: bool = False) -> None:
         """Mark the seat's hand where its player holds it: in private, in the group, or both (a table that
         ended without a result only corrects the hand messages it had sent)."""
         at = record.row.seats[seat]
@@ -96,10 +96,10 @@ class Presenter(Drafts):
             return
         private, group = self._places(at)
         if private and (not sent_only or at.hand_message_id is not None):
-            self.outbox.mark(at.user_id, ("hand", record.id, seat), rank=rank)
+            self.outbox.mark(at.user_id, ("hand", record.id, seat), priority=priority)
         if group and (not sent_only or at.group_hand_id is not None):
             key: Key = ("cards", record.id, seat)
-            self.outbox.mark_ephemeral(record.row.chat_id, at.user_id, key, rank=rank)
+            self.outbox.mark_ephemeral(record.row.chat_id, at.user_id, key, priority=priority)
 
     def _places(self, at: Seat) -> tuple[bool, bool]:
         """Whether the seat's hand is shown in private and in the group. The user's record is read from the

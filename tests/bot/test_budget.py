@@ -39,8 +39,8 @@ async def test_replies_then_hands_that_must_act_are_granted_before_redraws_that_
     order: list[str] = []
     first = await budget.take(LATER)
 
-    async def ask(name: str, rank: int) -> None:
-        slot = await budget.take(rank)
+    async def ask(name: str, priority: int) -> None:
+        slot = await budget.take(priority)
         order.append(name)
         budget.done(slot, 1)
 

@@ -293,8 +293,8 @@ async def test_a_hand_drawn_anew_between_two_checkpoints_is_not_edited_for_the_s
     assert shown is not None and "⏳ 30 s" in shown.text
     await asyncio.sleep(1.6)  # the time left, rounded, is 28 s now
     before = len(fake.sent)
-    outbox.mark(mover, ("hand", live.id, mover - 1), rank=LATER)  # both drawn again, as at a move
-    outbox.mark(GROUP, ("table", live.id, -1), rank=LATER)
+    outbox.mark(mover, ("hand", live.id, mover - 1), priority=LATER)  # both drawn again, as at a move
+    outbox.mark(GROUP, ("table", live.id, -1), priority=LATER)
     await outbox.idle()
     assert [s for s in fake.sent[before:] if s.ok] == []
     assert seconds_shown(28.4, 30) == 30 and seconds_shown(20.3, 30) == 20 and seconds_shown(19.6, 30) == 20
