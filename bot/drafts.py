@@ -70,8 +70,8 @@ class Drafts:
         record = self._record(table_id)
         if record is None:
             return None
-        if kind in ("hand", "cards"):
-            return await self.hands.draft(record, seat, group=kind == "cards")
+        if kind in ("hand", "group_hand"):
+            return await self.hands.draft(record, seat, group=kind == "group_hand")
         t = await self.group_text(record.row.chat_id)
         thread = record.row.thread_id or None
         if kind == "broken":

@@ -19,10 +19,10 @@ from typing import Literal, TypeGuard
 from bot import budget
 from bot.messages import Draft, Pace
 
-MessageKind = Literal["table", "hand", "cards", "result", "broken", "tidy"]
-# (kind, table id, seat): ("table", id, -1), ("hand", id, seat) in private, ("cards", id, seat) the same hand in
-# the group (an ephemeral message), ("result", id, -1), ("broken", id, -1); ("tidy", id, -1) is no message but
-# the group's messages that led to an ended table, to delete (its draft names them)
+MessageKind = Literal["table", "hand", "group_hand", "result", "broken", "tidy"]
+# (kind, table id, seat): ("table", id, -1), ("hand", id, seat) in private, ("group_hand", id, seat) the same
+# hand in the group (an ephemeral message), ("result", id, -1), ("broken", id, -1); ("tidy", id, -1) is no
+# message but the group's messages that led to an ended table, to delete (its draft names them)
 Key = tuple[MessageKind, int, int]
 # Whose pace a piece of work keeps: a chat's (its id), or an ephemeral receiver's in a group
 # (``("to", group id, user id)``).

@@ -58,7 +58,7 @@ class Presenter(Drafts):
             if user is not None and not is_former(user):
                 # The answer to the player's own press: Telegram lets a bot that is not an administrator send
                 # it for 15 seconds only, so it goes before the group's redraws.
-                key: Key = ("cards", record.id, seat)
+                key: Key = ("group_hand", record.id, seat)
                 self.outbox.mark_ephemeral(chat, user, key, priority=budget.URGENT)
         if change.result:
             self.outbox.mark(chat, ("result", record.id, -1))
@@ -98,7 +98,7 @@ class Presenter(Drafts):
         if private and (not sent_only or at.hand_message_id is not None):
             self.outbox.mark(at.user_id, ("hand", record.id, seat), priority=priority)
         if group and (not sent_only or at.group_hand_id is not None):
-            key: Key = ("cards", record.id, seat)
+            key: Key = ("group_hand", record.id, seat)
             self.outbox.mark_ephemeral(record.row.chat_id, at.user_id, key, priority=priority)
 
     def _places(self, at: Seat) -> tuple[bool, bool]:

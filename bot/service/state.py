@@ -33,7 +33,7 @@ async def store_message_id(
         await storage.tables.set_message(table_id, message_id)
     elif kind == "hand":
         await storage.tables.set_hand_message(table_id, seat, message_id)
-    elif kind == "cards":
+    elif kind == "group_hand":
         await storage.tables.set_group_hand(table_id, seat, message_id or None)  # 0: gone, none to edit
     elif kind == "result" and game_id is not None:
         await storage.games.set_result_message(game_id, message_id)
@@ -208,7 +208,7 @@ class TableState(Facts):
         async with self.command():
             if kind == "table":
                 self.row = self.row.model_copy(update={"message_id": message_id})
-            elif kind in ("hand", "cards"):
+            elif kind in ("hand", "group_hand"):
                 field = "hand_message_id" if kind == "hand" else "group_hand_id"
                 seats = tuple(
                     s.model_copy(update={field: message_id or None}) if s.seat == seat else s

@@ -243,8 +243,8 @@ def test_where_hands_share_a_groups_budget_a_turns_hand_goes_as_long_as_one_send
     """A turn's hand is what a person waits for, as for a reply: it may use the group's budget but one send
     (kept for a reply); the other hands leave the turns their part (docs/operations.md, "In-group hands")."""
     outbox, chat, _ = group_lane(18)
-    turn: Key = ("cards", 1, 0)
-    other: Key = ("cards", 1, 1)
+    turn: Key = ("group_hand", 1, 0)
+    other: Key = ("group_hand", 1, 1)
     chat.dirty = {other: LATER, turn: SOON}
     assert outbox._next(GROUP, chat) == (turn, SOON, 0.0)
     chat.sent.append(chat.sent[-1])  # 19 in the minute: the last send is a reply's
