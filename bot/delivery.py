@@ -11,6 +11,7 @@ press; an in-group hand that is gone and may not be sent anew now is reported (`
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -55,8 +56,8 @@ class Delivery:
         self.support = Support(bot)
         self.grants = Grants(clock)
         self.pushes = pushes
-        # (chat, message, receiver or 0) -> what it shows
-        self._shown: LRUCache[tuple[int, int, int], tuple[str, object]] = LRUCache(SHOWN_KEPT)
+        # (chat, message, receiver or 0) -> what it shows (its fingerprint)
+        self._shown: LRUCache[tuple[int, int, int], bytes] = LRUCache(SHOWN_KEPT)
 
     def held(self) -> dict[str, int]:
         """Entries of its in-memory maps now (each bounded)."""
@@ -72,7 +73,7 @@ class Delivery:
             if allowed is None:
                 return None
             draft = allowed
-        shown = (draft.text, draft.keyboard.to_dict() if draft.keyboard else None)
+        shown = _fingerprint(draft)
         if draft.message_id is not None and self._shown.get(_where(draft, draft.message_id)) == shown:
             return draft.message_id  # it shows that already: an edit would change nothing
         sending = draft.message_id is None
@@ -110,7 +111,7 @@ class Delivery:
         chat.calls += cost
         chat.sent.extend([self.clock()] * cost)
 
-    async def _call(self, chat: Pace, draft: Draft, shown: tuple[str, object], again: bool) -> int | None:
+    async def _call(self, chat: Pace, draft: Draft, shown: bytes, again: bool) -> int | None:
         chat_id = draft.chat_id
         try:
             if draft.receiver is not None:
@@ -233,6 +234,13 @@ class Delivery:
                 await self.bot.delete_message(chat_id, message_id)
         except TelegramError as exc:
             log.info("could not delete message %s in chat %s: %s", message_id, chat_id, exc)
+
+
+def _fingerprint(draft: Draft) -> bytes:
+    """What a message shows, as 16 bytes: the text and the keyboard a few kilobytes each are not kept for every
+    message remembered (a collision, one in 2**128, would cost one edit not made)."""
+    keyboard = draft.keyboard.to_dict() if draft.keyboard else None
+    return hashlib.blake2b(repr((draft.text, keyboard)).encode(), digest_size=16).digest()
 
 
 def _where(draft: Draft, message_id: int) -> tuple[int, int, int]:
