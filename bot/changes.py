@@ -7,18 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from bot import budget
-from bot.service.published import Published
+from bot.service import CLOSED, Published
 from storage.records import TableStatus
-
-CLOSED = (TableStatus.CANCELLED, TableStatus.BROKEN)
 
 
 @dataclass(frozen=True, slots=True)
 class Changes:
     table: int | None = None  # the table message's priority (bot.budget), None: it shows the same
-    hands: dict[int, int] = field(
-        default_factory=dict
-    )  # seat -> priority: the hands that show something else
+    # seat -> priority: the hands that show something else
+    hands: dict[int, int] = field(default_factory=dict)
     asked: tuple[int, ...] = ()  # seats whose player asked for their hand in the group afresh (a press)
     result: bool = False
     broken: bool = False  # the table's game could not be loaded: the group is told once

@@ -98,8 +98,7 @@ class Drafts:
     async def _called(self, record: Published, t: Text) -> list[tuple[int, str, bool]]:
         """The players the table message calls by name to move now, (user id, name, warned: their move is
         about to be missed) (``callees``), where the bot is not an administrator of the group."""
-        game = record.game
-        on_clock = [s.user_id for s in record.row.seats if game is not None and s.seat in game.to_act()]
+        on_clock = [record.row.seats[seat].user_id for seat in record.to_act()]
         users = {u: await self.storage.users.get(u) for u in on_clock if u is not None and not is_former(u)}
         called = callees(record, users.get, self._answerable)
         if not called or self.members is None or await self.members.bot_admin(record.row.chat_id):
@@ -205,11 +204,11 @@ def callees(
     the group: the players on the clock whose turn cannot sound otherwise, since they hold their cards only
     in the group and have not pressed anything there a moment ago (which would let the bot send them their
     hand anew, sounding, as its answer)."""
-    game = record.game
-    if game is None or game.over or record.row.status is not TableStatus.PLAYING or game.decided():
+    to_act = record.to_act()  # none once the game is over or the table closed
+    if not to_act or record.game is None or record.game.decided():
         return []
     found = []
-    for seat in game.to_act():
+    for seat in to_act:
         at = record.row.seats[seat]
         if at.user_id is None or is_former(at.user_id) or record.is_bot_seat(seat):
             continue
