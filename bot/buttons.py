@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Screen = Literal["lobby", "table", "hand", "result", "board", "settings", "forget"]
+Screen = Literal["lobby", "table_in_play", "hand", "result", "board", "settings", "forget"]
 # The messages that carry buttons: the group's table message (a lobby, then the table in play), a hand (in
 # private or in the group), a result, a leaderboard, a settings menu, /forgetme's confirmation.
 
@@ -32,7 +32,7 @@ BUTTONS: dict[str, ButtonKind] = {
     "q": _kind("hand"),  # concede, and its confirmation
     "d": _kind("hand"),  # the discard pile
     "b": _kind("hand"),  # "I'm back"
-    "c": _kind("table"),  # 🃏 My cards
+    "c": _kind("table_in_play"),  # 🃏 My cards
     "L": _kind("lobby", "result"),  # the lobby's buttons; Rematch under a result
     "T": _kind("board", rewrites=True),  # a leaderboard page
     "S": _kind("settings", rewrites=True),  # a language, a group's option

@@ -13,7 +13,7 @@ from storage.records import TableStatus
 
 @dataclass(frozen=True, slots=True)
 class Changes:
-    table: int | None = None  # the table message's priority (bot.budget), None: it shows the same
+    table_message: int | None = None  # the table message's priority (bot.budget), None: it shows the same
     # seat -> priority: the hands that show something else
     hands: dict[int, int] = field(default_factory=dict)
     asked: tuple[int, ...] = ()  # seats whose player asked for their hand in the group afresh (a press)
@@ -27,10 +27,10 @@ def changes(old: Published | None, new: Published) -> Changes:
     """What ``new`` changes on the screens ``old`` was drawn on (None: nothing of the table was drawn since
     the process started, so every screen it has is drawn)."""
     lobby = new.row.status is TableStatus.LOBBY or (old is not None and old.row.status is TableStatus.LOBBY)
-    table = None
+    table_message = None
     if old is None or _public(old) != _public(new):
         # A lobby (and the deal that ends it) changes at somebody's press, who waits to see it.
-        table = budget.URGENT if lobby else budget.LATER
+        table_message = budget.URGENT if lobby else budget.LATER
     closed = new.row.status in CLOSED
     hands: dict[int, int] = {}
     if new.game is not None or closed:
@@ -53,7 +53,7 @@ def changes(old: Published | None, new: Published) -> Changes:
         old is None or old.row.status is not TableStatus.BROKEN
     )
     tidy = not new.open and (old is None or old.open or old.noted != new.noted)
-    return Changes(table, hands, asked, result, broken, tidy, sent_only=closed)
+    return Changes(table_message, hands, asked, result, broken, tidy, sent_only=closed)
 
 
 def _public(r: Published) -> tuple[object, ...]:

@@ -5,13 +5,14 @@ messages a tidy chat deletes)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import CardsPress, LobbyPress, encode
 from bot.hand_drafts import HandDrafts, in_private, names_of, warned
 from bot.i18n import Text, language_for, texts
+from bot.kinds import MessageKind
 from bot.members import ChatMembers
 from bot.messages import Draft
 from bot.pacing import Key
@@ -45,6 +46,14 @@ class Drafts:
         self.members = members  # whether the bot may delete messages in a group (None: it may not)
         self.bot_username = bot_username
         self.default_language = default_language
+        # Every kind of message a table has (bot.kinds) but "tidy", which deletes and draws nothing.
+        self.by_kind: dict[MessageKind, Callable[[Published, int], Awaitable[Draft | None]]] = {
+            "table_message": self._table_message,
+            "hand": self.hands.private,
+            "group_hand": self.hands.in_group,
+            "result": self._result_draft,
+            "broken": self._broken_draft,
+        }
 
     def _record(self, table_id: int) -> Published | None:
         return self.records.get(table_id)
@@ -64,20 +73,22 @@ class Drafts:
     # ------------------------------------------------------------------ drafts
 
     async def draft(self, key: Key) -> Draft | None:
+        """The message a key names as it is to show now (None: nothing to send), by its kind (bot.kinds)."""
         kind, table_id, seat = key
-        if kind == "tidy":
+        if kind == "tidy":  # no record needed: the table may have been forgotten since it ended
             return await self._tidy_draft(table_id)
         record = self._record(table_id)
         if record is None:
             return None
-        if kind in ("hand", "group_hand"):
-            return await self.hands.draft(record, seat, group=kind == "group_hand")
+        return await self.by_kind[kind](record, seat)
+
+    async def _broken_draft(self, record: Published, seat: int) -> Draft:
+        t = await self.group_text(record.row.chat_id)
+        return Draft(record.row.chat_id, None, t("table.broken"), None, record.row.thread_id or None)
+
+    async def _table_message(self, record: Published, seat: int) -> Draft | None:
         t = await self.group_text(record.row.chat_id)
         thread = record.row.thread_id or None
-        if kind == "broken":
-            return Draft(record.row.chat_id, None, t("table.broken"), None, thread)
-        if kind == "result":
-            return self._result_draft(record, t, thread)
         if record.game is not None and record.game.over and await self._tidy(record.row.chat_id):
             game_id = record.game_row.id if record.game_row else None
             names = names_of(record, t)
@@ -111,11 +122,12 @@ class Drafts:
         knows the presses)."""
         return False
 
-    def _result_draft(self, record: Published, t: Text, thread: int | None) -> Draft | None:
+    async def _result_draft(self, record: Published, seat: int) -> Draft | None:
         """The result message, with its Rematch button while the rematch is open."""
         row = record.game_row
         if record.result is None or (row is not None and row.result_message_id == 0):
             return None  # no result yet, or one sent before its id was kept: it cannot be edited
+        t = await self.group_text(record.row.chat_id)
         reveal = (row.salt, row.deck) if row and row.salt and row.deck else None
         text = result_text(
             record.result,
@@ -134,7 +146,7 @@ class Drafts:
             )
             keyboard = InlineKeyboardMarkup([[rematch]])
         message_id = row.result_message_id if row is not None else None
-        return Draft(record.row.chat_id, message_id, text, keyboard, thread)
+        return Draft(record.row.chat_id, message_id, text, keyboard, record.row.thread_id or None)
 
     async def _tidy(self, chat_id: int) -> bool:
         """The group keeps its chat tidy: its setting (on by default), where the bot may delete messages."""

@@ -25,6 +25,12 @@ class HandDrafts:
         self.sounds = sounds
         self.user_text = user_text
 
+    async def private(self, record: Published, seat: int) -> Draft | None:
+        return await self.draft(record, seat, group=False)
+
+    async def in_group(self, record: Published, seat: int) -> Draft | None:
+        return await self.draft(record, seat, group=True)
+
     async def draft(self, record: Published, seat: int, *, group: bool) -> Draft | None:
         """The seat's hand: in its player's private chat, or (``group``) in the table's group."""
         at = record.row.seats[seat]

@@ -10,7 +10,8 @@ from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 
 from bot import budget
-from bot.pacing import TOLD_ONCE, Lane, Queue, chat_of
+from bot.kinds import TOLD_ONCE
+from bot.pacing import Lane, Queue, chat_of
 
 SWEEP_FIRST = 100  # lanes kept before idle ones are looked for and freed
 

@@ -26,9 +26,10 @@ from bot.budget import Budget
 from bot.delivery import Delivery, MigratedHook, PushHook, RefusedHook
 from bot.ephemeral import Grants, Support
 from bot.kept_paces import KeptPaces, PaceStore
+from bot.kinds import TOLD_ONCE
 from bot.lanes import Lanes
 from bot.messages import Draft, Gone, TryAgain
-from bot.pacing import TOLD_ONCE, Key, Lane, Limits, Queue, is_group, next_work
+from bot.pacing import Key, Lane, Limits, Queue, is_group, next_work
 
 log = logging.getLogger(__name__)
 

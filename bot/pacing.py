@@ -17,18 +17,15 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeGuard
 
 from bot import budget
+from bot.kinds import TOLD_ONCE, MessageKind
 from bot.messages import Draft, Pace
 
-MessageKind = Literal["table", "hand", "group_hand", "result", "broken", "tidy"]
-# (kind, table id, seat): ("table", id, -1), ("hand", id, seat) in private, ("group_hand", id, seat) the same
-# hand in the group (an ephemeral message), ("result", id, -1), ("broken", id, -1); ("tidy", id, -1) is no
-# message but the group's messages that led to an ended table, to delete (its draft names them)
+# (kind, table id, seat): a message of a table (bot.kinds), seat -1 for a kind the table has one of
 Key = tuple[MessageKind, int, int]
 # Whose pace a piece of work keeps: a chat's (its id), or an ephemeral receiver's in a group
 # (``("to", group id, user id)``).
 Lane = int | tuple[str, int, int]
 EphemeralModel = Literal["receiver", "group"]
-TOLD_ONCE: frozenset[MessageKind] = frozenset({"result", "broken"})  # people wait for them: before redraws
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +129,7 @@ def next_work(
     for key in redraws(chat, is_group(lane), now - limits.group_redraw):
         priority = chat.dirty[key]
         # A table unchanged on the group's screen for half the window may use half the turns' part.
-        overdue = key[0] == "table" and chat.since.get(key, now) <= now - limits.window / 2
+        overdue = key[0] == "table_message" and chat.since.get(key, now) <= now - limits.window / 2
         if (priority, overdue) not in waits:
             seconds = waits[priority, overdue] = wait(
                 lane, chat, priority, limits, now, paused, overdue=overdue
@@ -160,13 +157,13 @@ def redraws(chat: Queue, group: bool, stale: float) -> Iterator[Key]:
     group's budget, a turn's hand comes within a few seconds, and the table, which the whole group watches,
     still every few seconds.)"""
     dirty = chat.dirty
-    table = next((k for k in dirty if k[0] == "table"), None) if group else None
-    if table is not None and chat.since.get(table, stale) <= stale:
-        yield table
+    message = next((k for k in dirty if k[0] == "table_message"), None) if group else None
+    if message is not None and chat.since.get(message, stale) <= stale:
+        yield message
     if group:
         yield from (k for k, priority in dirty.items() if priority <= budget.SOON)
-    if table is not None:
-        yield table
+    if message is not None:
+        yield message
     yield from sorted(dirty, key=dirty.__getitem__)
 
 

@@ -46,11 +46,11 @@ class Presenter(Drafts):
             self.sounds.forget(record.id)  # nothing of it sounds again
         change = changes(before, record)
         chat = record.row.chat_id
-        if change.table is not None:
-            priority = change.table
+        if change.table_message is not None:
+            priority = change.table_message
             if priority > budget.SOON and self._calls(record):
                 priority = budget.SOON  # a table that calls somebody to move is their turn's sound
-            self.outbox.mark(chat, ("table", record.id, -1), priority=priority)
+            self.outbox.mark(chat, ("table_message", record.id, -1), priority=priority)
         for seat, priority in change.hands.items():
             self._mark_hand(record, seat, priority=priority, sent_only=change.sent_only)
         for seat in change.asked:

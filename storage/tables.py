@@ -10,6 +10,8 @@ from engine import Options
 from storage.db import Database, Row
 from storage.records import LIVE, Seat, TableRow, TableStatus
 
+SEAT_MESSAGES = frozenset({"hand_message_id", "group_hand_id"})  # the seats' columns that keep a message id
+
 
 class TableExists(Exception):
     """This chat (or forum topic) already has a live table."""
@@ -163,15 +165,13 @@ class Tables:
             (message_id, time.time(), table_id),
         )
 
-    async def set_hand_message(self, table_id: int, seat: int, message_id: int | None) -> None:
+    async def set_seat_message(self, table_id: int, seat: int, column: str, message_id: int | None) -> None:
+        """A message of one seat's (its hand in private, ``hand_message_id``; in the group,
+        ``group_hand_id``): a restart edits it. None: there is none to edit."""
+        if column not in SEAT_MESSAGES:
+            raise ValueError(f"no seat message kept in {column!r}")
         await self.db.execute(
-            "UPDATE seats SET hand_message_id = ? WHERE table_id = ? AND seat = ?",
-            (message_id, table_id, seat),
-        )
-
-    async def set_group_hand(self, table_id: int, seat: int, message_id: int | None) -> None:
-        await self.db.execute(
-            "UPDATE seats SET group_hand_id = ? WHERE table_id = ? AND seat = ?",
+            f"UPDATE seats SET {column} = ? WHERE table_id = ? AND seat = ?",  # a column of SEAT_MESSAGES only
             (message_id, table_id, seat),
         )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 
+from bot.kinds import MessageKind
 from bot.service.contracts import (
     CLOSED_KEPT,
     Env,
@@ -133,7 +134,7 @@ class TableService:
 
     # ------------------------------------------------------------------ chats
 
-    async def message_sent(self, kind: str, table_id: int, seat: int, message_id: int) -> None:
+    async def message_sent(self, kind: MessageKind, table_id: int, seat: int, message_id: int) -> None:
         """A table, hand or result message was sent anew: remember its id (a restart edits it). Or the
         group's messages noted for an ended table were deleted: they are not tried again."""
         if kind == "tidy":

@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 
 from bot import metrics
+from bot.kinds import MESSAGES, MessageKind
 from bot.service.contracts import ABANDONED, RECENT, RETRY_FIRST, RETRY_MAX, STALL_BOUTS, Env, seconds_shown
 from bot.service.published import Facts, Published, Screen, SeatScreen
 from engine import Event, Game
@@ -25,17 +26,19 @@ log = logging.getLogger(__name__)
 
 
 async def store_message_id(
-    storage: Storage, kind: str, table_id: int, seat: int, message_id: int, game_id: int | None
+    storage: Storage, kind: MessageKind, table_id: int, seat: int, message_id: int, game_id: int | None
 ) -> bool:
-    """Write the id of a table, hand (private or in-group) or result message sent anew (a restart edits it);
-    False: nothing to write (a result of no game)."""
-    if kind == "table":
+    """Write where its kind keeps it (bot.kinds) the id of a message sent anew (a restart edits it); False:
+    nothing to write (a kind not kept, a result of no game)."""
+    kept = MESSAGES[kind].kept
+    if kept is None:
+        return False
+    keeper, column = kept
+    if keeper == "table":
         await storage.tables.set_message(table_id, message_id)
-    elif kind == "hand":
-        await storage.tables.set_hand_message(table_id, seat, message_id)
-    elif kind == "group_hand":
-        await storage.tables.set_group_hand(table_id, seat, message_id or None)  # 0: gone, none to edit
-    elif kind == "result" and game_id is not None:
+    elif keeper == "seat":
+        await storage.tables.set_seat_message(table_id, seat, column, message_id or None)  # 0: gone
+    elif game_id is not None:
         await storage.games.set_result_message(game_id, message_id)
     else:
         return False
@@ -197,26 +200,28 @@ class TableState(Facts):
 
     # ------------------------------------------------------------------ messages
 
-    async def message_sent(self, kind: str, seat: int, message_id: int) -> None:
-        """A table, hand or result message was sent anew: remember its id (a restart edits it; 0: an in-group
-        hand is gone, and there is none to edit). The id is
-        written first and taken into the table after, with the lock held only for that: a press never waits
-        behind this write, and a command that read the record before it is corrected by it."""
+    async def message_sent(self, kind: MessageKind, seat: int, message_id: int) -> None:
+        """A message of the table was sent anew: remember its id where its kind keeps it (bot.kinds; a
+        restart edits it; 0: an in-group hand is gone, and there is none to edit). The id is written first
+        and taken into the table after, with the lock held only for that: a press never waits behind this
+        write, and a command that read the record before it is corrected by it."""
         game_id = self.game_row.id if self.game_row is not None else None
         if not await store_message_id(self.env.storage, kind, self.id, seat, message_id, game_id):
             return
+        kept = MESSAGES[kind].kept
+        assert kept is not None
+        keeper, column = kept
         async with self.command():
-            if kind == "table":
-                self.row = self.row.model_copy(update={"message_id": message_id})
-            elif kind in ("hand", "group_hand"):
-                field = "hand_message_id" if kind == "hand" else "group_hand_id"
+            if keeper == "table":
+                self.row = self.row.model_copy(update={column: message_id})
+            elif keeper == "seat":
                 seats = tuple(
-                    s.model_copy(update={field: message_id or None}) if s.seat == seat else s
+                    s.model_copy(update={column: message_id or None}) if s.seat == seat else s
                     for s in self.row.seats
                 )
                 self.row = self.row.model_copy(update={"seats": seats})
             elif self.game_row is not None:
-                self.game_row = self.game_row.model_copy(update={"result_message_id": message_id})
+                self.game_row = self.game_row.model_copy(update={column: message_id})
 
     async def note(self, *message_ids: int) -> None:
         """Messages of the group that led to this table (a command for it, the bot's answer): deleted when it

@@ -144,7 +144,7 @@ async def test_every_button_forged_under_every_message_it_is_never_drawn_under_c
     move = move_choices(hand.reply_markup)[0]
     in_group = await fake.wait_for(lambda: group_hand(fake, 2), what="Bob's hand in the group")
     tried += await forge_everything_under(
-        harness, "table", 1, GROUP, fake.messages[GROUP][lobby.message_id], tid, move
+        harness, "table_in_play", 1, GROUP, fake.messages[GROUP][lobby.message_id], tid, move
     )
     tried += await forge_everything_under(harness, "hand", owner, owner, hand, tid, move)
     tried += await forge_everything_under(harness, "hand", 2, GROUP, in_group, tid, move, ephemeral=True)

@@ -263,7 +263,7 @@ def test_a_table_unchanged_for_half_a_minute_takes_part_of_the_turns_share() -> 
     """The whole group watches the table: while the turns' hands fill the group's budget it still comes every
     half a minute or so, taking half of what is kept for the turns, never all of it."""
     outbox, chat, now = group_lane(11)
-    table: Key = ("table", 1, -1)
+    table: Key = ("table_message", 1, -1)
     chat.dirty = {table: LATER}
     chat.since = {table: now[0] - 1.0}
     assert outbox._next(GROUP, chat)[2] > 0  # 11 sent: only 8 are for redraws nobody acts on
@@ -294,7 +294,7 @@ async def test_a_hand_drawn_anew_between_two_checkpoints_is_not_edited_for_the_s
     await asyncio.sleep(1.6)  # the time left, rounded, is 28 s now
     before = len(fake.sent)
     outbox.mark(mover, ("hand", live.id, mover - 1), priority=LATER)  # both drawn again, as at a move
-    outbox.mark(GROUP, ("table", live.id, -1), priority=LATER)
+    outbox.mark(GROUP, ("table_message", live.id, -1), priority=LATER)
     await outbox.idle()
     assert [s for s in fake.sent[before:] if s.ok] == []
     assert seconds_shown(28.4, 30) == 30 and seconds_shown(20.3, 30) == 20 and seconds_shown(19.6, 30) == 20

@@ -116,7 +116,7 @@ async def check_screens(h: Harness, record: Published, fake: FakeTelegram) -> No
     presenter = h.deps.presenter
     shown: list[tuple[Key, int, int | None]] = []
     if record.row.message_id is not None:
-        shown.append((("table", record.id, -1), record.row.chat_id, record.row.message_id))
+        shown.append((("table_message", record.id, -1), record.row.chat_id, record.row.message_id))
     if record.game_row is not None and record.game_row.result_message_id:
         shown.append((("result", record.id, -1), record.row.chat_id, record.game_row.result_message_id))
     for at in record.row.seats:

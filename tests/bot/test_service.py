@@ -54,7 +54,7 @@ class Marked:
         before = next((r for r in reversed(self.records) if r.id == record.id), None)
         self.records.append(record)
         change = changes(before, record)
-        self.marks += [("table", record.id)] if change.table is not None else []
+        self.marks += [("table", record.id)] if change.table_message is not None else []
         self.marks += [("hands", record.id)] if change.hands else []
         self.marks += [(f"cards {seat}", record.id) for seat in change.asked]
         self.marks += [(name, record.id) for name in ("result", "broken", "tidy") if getattr(change, name)]

@@ -83,7 +83,7 @@ async def test_messages_deadlines_and_options_are_stored(store: Storage) -> None
     table = await store.tables.create(-1, 0, 1, Options())
     await store.tables.add_seat(table.id, 1)
     await store.tables.set_message(table.id, 555)
-    await store.tables.set_hand_message(table.id, 0, 777)
+    await store.tables.set_seat_message(table.id, 0, "hand_message_id", 777)
     await store.tables.set_deadline(table.id, 1234.5)
     await store.tables.set_options(table.id, Options(move_timer=60))
     got = await store.tables.get(table.id)

@@ -1,0 +1,36 @@
+"""The kinds of message the bot keeps drawn for a table, in one place: where each one's id is kept (a restart
+edits the message it sent rather than sending another), whether people wait for it (it goes before redraws),
+and whether a table has one or one per seat. The outbox's keys, the drafts and the table's record of the ids
+sent all read this; a new kind is one entry here, its draft (bot.drafts) and what marks it (bot.presenter).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+MessageKind = Literal["table_message", "hand", "group_hand", "result", "broken", "tidy"]
+# Which stored record keeps a kind's message id, in which column (the record's field of the same name).
+Keeper = Literal["table", "seat", "game"]
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    per_seat: bool = False  # one message per seat (its key's seat), else one per table (seat -1)
+    kept: tuple[Keeper, str] | None = None  # where its id is kept; None: never edited after a restart
+    told_once: bool = False  # people wait for it: it goes before the chat's redraws
+
+
+MESSAGES: dict[MessageKind, Kind] = {
+    # The group's message for a table: its lobby, then the table in play, then its summary.
+    "table_message": Kind(kept=("table", "message_id")),
+    "hand": Kind(per_seat=True, kept=("seat", "hand_message_id")),  # a player's hand in private
+    # The same hand inside the group, seen only by its player (an ephemeral message); 0 kept: none to edit.
+    "group_hand": Kind(per_seat=True, kept=("seat", "group_hand_id")),
+    "result": Kind(kept=("game", "result_message_id"), told_once=True),  # places, ratings, the rematch
+    "broken": Kind(told_once=True),  # the table's game could not be loaded
+    # No message: the group's messages that led to an ended table, to delete (its draft names them).
+    "tidy": Kind(),
+}
+
+TOLD_ONCE: frozenset[MessageKind] = frozenset(k for k, kind in MESSAGES.items() if kind.told_once)
