@@ -26,7 +26,7 @@ async def open_lobby(
         existing = await env.storage.tables.live_in(chat_id, thread_id)
         return Outcome.refused(Refusal.LOBBY_EXISTS, table_id=existing.id if existing else None)
     table = tables[row.id] = Table(env, row, creator.display_name, chat_title)
-    outcome = await table.join(creator)
+    outcome = await table.lobby.join(creator)
     return Outcome(True, table_id=row.id) if outcome.ok else outcome
 
 
@@ -47,11 +47,11 @@ async def rematch(env: Env, tables: dict[int, Table], old: Table, user: User) ->
         table = tables[new.id] = Table(env, new, user.display_name, old.chat_title, loser=loser)
         # The players of the last game, but for any who asked to be forgotten.
         players = [s.user_id for s in row.seats if not is_former(s.user_id)]
-        await table.seat_rematch(players, user.id)
+        await table.lobby.seat_rematch(players, user.id)
         env.scheduler.rematch_expiry(new.id, env.clock() + REMATCH_WINDOW)
         return Outcome(True, table_id=new.id)
 
-    return await old.rematch(user.id, open_next)
+    return await old.lobby.rematch(user.id, open_next)
 
 
 async def _one_table_elsewhere(

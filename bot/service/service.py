@@ -18,8 +18,7 @@ from bot.service.contracts import (
 from bot.service.opening import open_lobby, rematch
 from bot.service.published import Published
 from bot.service.restore import restore
-from bot.service.state import store_message_id
-from bot.service.table import Table
+from bot.service.table import Table, store_message_id
 from bot.thinking import Thinker
 from engine import Options
 from engine.moves import Move
@@ -81,7 +80,7 @@ class TableService:
     def seen(self, table_id: int, user_id: int) -> View | Outcome:
         """The game as a player at the table sees it now, or why there is none to see."""
         table = self.tables.get(table_id)
-        seat = table.seat_in_game(user_id) if table is not None else Refusal.NO_TABLE
+        seat = table.play.seat_in_game(user_id) if table is not None else Refusal.NO_TABLE
         if isinstance(seat, Refusal):
             return Outcome.refused(seat)
         assert table is not None and table.game is not None
@@ -110,7 +109,7 @@ class TableService:
         id their seats now carry. Returns that id."""
         seated = [t for t in self.tables.values() if t.open and t.seat_of(user_id) is not None]
         for table in seated:
-            await table.leave(user_id)
+            await table.lobby.leave(user_id)
         former = await self.storage.users.erase(user_id)
         # A copy: tables open and are pruned while each reload awaits; one pruned meanwhile is not read again.
         for table in [
@@ -170,7 +169,7 @@ class TableService:
         """Another process owns this chat now: its tables leave memory and their timers stop here."""
         for table in [t for t in self.tables.values() if t.row.chat_id == chat_id]:
             self._drop(table.id)
-            table._stop_timers()
+            table.clock.stop()
 
     def _drop(self, table_id: int) -> None:
         if self.tables.pop(table_id, None) is not None:
@@ -186,57 +185,57 @@ class TableService:
         return await command(table) or Outcome(True, table_id=table_id)
 
     async def join(self, table_id: int, user: User) -> Outcome:
-        return await self._on(table_id, lambda t: t.join(user))
+        return await self._on(table_id, lambda t: t.lobby.join(user))
 
     async def leave(self, table_id: int, user_id: int) -> Outcome:
-        return await self._on(table_id, lambda t: t.leave(user_id))
+        return await self._on(table_id, lambda t: t.lobby.leave(user_id))
 
     async def kick(self, table_id: int, user_id: int, by: int, is_admin: bool) -> Outcome:
-        return await self._on(table_id, lambda t: t.kick(user_id, by, is_admin))
+        return await self._on(table_id, lambda t: t.lobby.kick(user_id, by, is_admin))
 
     async def add_bot(self, table_id: int, by: int, is_admin: bool) -> Outcome:
-        return await self._on(table_id, lambda t: t.add_bot(by, is_admin))
+        return await self._on(table_id, lambda t: t.lobby.add_bot(by, is_admin))
 
     async def toggle_options(self, table_id: int, by: int, is_admin: bool) -> Outcome:
-        return await self._on(table_id, lambda t: t.toggle_options(by, is_admin))
+        return await self._on(table_id, lambda t: t.lobby.toggle_options(by, is_admin))
 
     async def set_option(self, table_id: int, by: int, is_admin: bool, name: str) -> Outcome:
-        return await self._on(table_id, lambda t: t.set_option(by, is_admin, name))
+        return await self._on(table_id, lambda t: t.lobby.set_option(by, is_admin, name))
 
     async def start(
         self, table_id: int, user_id: int, is_admin: bool, *, deck: list[int] | None = None
     ) -> Outcome:
-        return await self._on(table_id, lambda t: t.start(user_id, is_admin, deck=deck))
+        return await self._on(table_id, lambda t: t.lobby.start(user_id, is_admin, deck=deck))
 
     async def cancel(self, table_id: int, user_id: int, is_admin: bool) -> Outcome:
-        return await self._on(table_id, lambda t: t.cancel(user_id, is_admin))
+        return await self._on(table_id, lambda t: t.lobby.cancel(user_id, is_admin))
 
     async def note(self, table_id: int, *message_ids: int) -> Outcome:
         return await self._on(table_id, lambda t: t.note(*message_ids))
 
     async def press(self, table_id: int, user_id: int, version: int, move: Move) -> Outcome:
-        return await self._on(table_id, lambda t: t.press(user_id, version, move))
+        return await self._on(table_id, lambda t: t.play.press(user_id, version, move))
 
     async def pick(self, table_id: int, user_id: int, version: int | None, card: int | None) -> Outcome:
-        return await self._on(table_id, lambda t: t.pick(user_id, version, card))
+        return await self._on(table_id, lambda t: t.play.pick(user_id, version, card))
 
     async def concede(self, table_id: int, user_id: int, step: str) -> Outcome:
-        return await self._on(table_id, lambda t: t.concede(user_id, step))
+        return await self._on(table_id, lambda t: t.play.concede(user_id, step))
 
     async def show_cards(self, table_id: int, user_id: int) -> Outcome:
-        return await self._on(table_id, lambda t: t.show_cards(user_id))
+        return await self._on(table_id, lambda t: t.play.show_cards(user_id))
 
     async def reclaim(self, table_id: int, user_id: int) -> Outcome:
-        return await self._on(table_id, lambda t: t.reclaim(user_id))
+        return await self._on(table_id, lambda t: t.play.reclaim(user_id))
 
     async def timeout(self, table_id: int, version: int) -> None:
-        await self._on(table_id, lambda t: t.timeout(version))
+        await self._on(table_id, lambda t: t.play.timeout(version))
 
     async def tick(self, table_id: int, version: int) -> None:
-        await self._on(table_id, lambda t: t.tick(version))
+        await self._on(table_id, lambda t: t.play.tick(version))
 
     async def bot_turn(self, table_id: int, version: int) -> None:
-        await self._on(table_id, lambda t: t.bot_turn(version))
+        await self._on(table_id, lambda t: t.play.bot_turn(version))
 
     async def expire_rematch(self, table_id: int) -> None:
-        await self._on(table_id, lambda t: t.expire_rematch())
+        await self._on(table_id, lambda t: t.lobby.expire_rematch())

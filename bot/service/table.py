@@ -1,172 +1,153 @@
-"""A live table and every command on it. Each command reads, decides, writes and updates the table in memory
-inside ``async with self.command()``, so presses that arrive together are applied one after the other, each
-to the table as the one before left it (two players leaving at once leave, and nobody else), and each change
-leaves the table one way: published as one record (bot.service.published)."""
+"""A live table: the one owner of everything a table holds in memory, made of parts with one job each — its
+lobby (bot.service.lobby: seats, options, the deal, the rematch), its play (bot.service.play: moves, "I'm
+back", timeouts, bot turns), its clock (bot.service.clock) and its players' screens (bot.service.screens).
+
+Every command of a part runs inside ``async with table.command()``: the table's lock, so presses that arrive
+together apply one after the other, each to the table as the one before left it (two players leaving at once
+leave, and nobody else), and on the way out the table as the command left it published as one record
+(bot.service.published). Nothing outside the service reads or writes a live table.
+"""
 
 from __future__ import annotations
 
-import random
-from collections.abc import Awaitable, Callable
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import replace
 
-from bot.service.contracts import REDRAW_KEPT, Outcome, Refusal
-from bot.service.play import Playing
-from engine import Game, OptionsError, cards
-from engine.actions import TAKE_OVER
-from engine.fairness import deck_text, new_salt
-from engine.options import CHOICES, cycle
-from engine.snapshot import dumps
-from storage import SeatTaken
-from storage.records import TableStatus, User
+from bot import metrics
+from bot.kinds import MESSAGES, MessageKind
+from bot.service.clock import Clock
+from bot.service.contracts import ABANDONED, RECENT, REDRAW_KEPT, Env
+from bot.service.lobby import Lobby
+from bot.service.play import Play
+from bot.service.published import Facts, Published
+from bot.service.screens import Screens
+from engine import Event, Game
+from engine.options import BotLevel
+from storage import Storage
+from storage.records import Ended, GameRow, TableRow, TableStatus
 
-_PLAYER_COUNT = {"too_few_players": Refusal.TOO_FEW, "teams_need_4_or_6": Refusal.TEAM_SIZE}
 
+class Table(Facts):
+    """A table's stored record and, while it is played, its game; the parts that change them."""
 
-class Table(Playing):
-    # ------------------------------------------------------------------ the lobby
-
-    async def _lobby(
+    def __init__(
         self,
-        change: Callable[[], Awaitable[Refusal | None]],
+        env: Env,
+        row: TableRow,
+        creator_name: str,
+        chat_title: str,
         *,
-        by: int | None = None,
-        is_admin: bool = False,
-    ) -> Outcome:
-        """Run ``change`` (the lock held) on a table that is still a lobby, by its creator or an admin if
-        ``by`` is given."""
-        async with self.command():
-            if self.row.status is not TableStatus.LOBBY:
-                return Outcome.refused(Refusal.NOT_LOBBY)
-            if by is not None and by != self.row.creator_id and not is_admin:
-                return Outcome.refused(Refusal.CREATOR_ONLY)
-            refusal = await change()
-            if refusal is not None:
-                return Outcome.refused(refusal)
-            await self._reload()
-            return Outcome(True, table_id=self.id, options=self.row.options)
+        loser: tuple[int | None, int] | None = None,
+        game: Game | None = None,
+        game_row: GameRow | None = None,
+        deadline: float | None = None,
+        ratings: dict[int, tuple[float, float]] | None = None,
+    ) -> None:
+        """A new lobby; or (``game`` and the rest) a table brought back after a restart."""
+        self.env = env
+        self.row = row
+        # Each seat's player; "" for an added bot (the renderer names it in each reader's language).
+        self.names: list[str] = []
+        self.creator_name = creator_name
+        self.chat_title = chat_title
+        self.game = game
+        self.game_row = game_row
+        self.rated = game_row.rated if game_row is not None else True
+        self.ratings = ratings or {}  # seat -> (before, after) once the game is rated
+        self.recent: deque[Event] = deque(maxlen=RECENT)
+        self.handed: dict[int, Ended] = {}  # the seats a bot plays in the game, and why (not kept on restart)
+        self.kicked: set[int] = set()  # players whose seat the host or an admin handed to a bot (/kick)
+        self.closed_at: float | None = None  # when it finished or was cancelled
+        self.noted = 0  # messages of the group noted for the table, as a count (a change to publish)
+        self.published: Published | None = None  # the last record of the table
+        self.lock = asyncio.Lock()
+        self.clock = Clock(env, row.id, deadline)
+        self.screens = Screens()
+        self.lobby = Lobby(self, loser)
+        self.play = Play(self)
 
-    async def _seat(self, user_id: int | None) -> Refusal | None:
-        level = None if user_id else self.row.options.bot_level.value  # set again at the deal
-        try:
-            await self.env.storage.tables.add_seat(self.id, user_id, level)
-        except SeatTaken:
-            return Refusal.FULL
-        return None
+    # ------------------------------------------------------------------ what the table says of itself
 
-    async def join(self, user: User) -> Outcome:
-        async def seat_user() -> Refusal | None:
-            if user.id in self.pending:
-                self.pending.discard(user.id)  # confirms the rematch
-                return None
-            if self.seat_of(user.id) is not None:
-                return Refusal.ALREADY_SEATED
-            return await self._seat(user.id)
+    def bot_level(self, seat: int) -> BotLevel:
+        """An added bot plays at the level its seat records (the table's, set at the deal); a bot holding a
+        player's seat plays ``normal``."""
+        at = self.row.seats[seat]
+        return BotLevel(at.bot_level) if at.user_id is None and at.bot_level else BotLevel.NORMAL
 
-        return await self._lobby(seat_user)
+    def nobody_plays(self, game: Game) -> bool:
+        """No seat of ``game`` is played by a person: everybody left or missed their moves, or only bots sat
+        down (docs/rules.md §9)."""
+        return all(self.is_bot_seat(s, game) for s in range(game.players))
 
-    async def add_bot(self, by: int, is_admin: bool) -> Outcome:
-        return await self._lobby(lambda: self._seat(None), by=by, is_admin=is_admin)
+    # ------------------------------------------------------------------ one way out
 
-    async def leave(self, user_id: int) -> Outcome:
-        """In a lobby the seat is freed; in a game a bot plays it from now on (docs/rules.md §9)."""
-        async with self.command():
-            seat = self.seat_of(user_id)  # read with the lock held: seats renumber when one is freed
-            if seat is None:
-                return Outcome.refused(Refusal.NOT_SEATED)
-            return await self._unseat(user_id, seat)
-
-    async def kick(self, user_id: int, by: int, is_admin: bool) -> Outcome:
-        """The host or a group admin removes a player: from a lobby their seat is freed; in a game a bot plays
-        it to the end and "I'm back" no longer gives it back (docs/rules.md §9)."""
-        async with self.command():
-            if by != self.row.creator_id and not is_admin:
-                return Outcome.refused(Refusal.CREATOR_ONLY)
-            seat = self.seat_of(user_id)
-            if seat is None:
-                return Outcome.refused(Refusal.THEY_ARE_NOT_SEATED)
-            if self.row.status is TableStatus.PLAYING:
-                self.kicked.add(user_id)
-            return await self._unseat(user_id, seat)
-
-    async def _unseat(self, user_id: int, seat: int) -> Outcome:
-        """With the lock held: the seat is freed in a lobby; in a game a bot plays it from now on."""
-        if self.row.status is TableStatus.PLAYING:
-            return await self._act(seat, TAKE_OVER)
-        if self.row.status is not TableStatus.LOBBY:
-            return Outcome.refused(Refusal.NOT_LOBBY)
-        self.pending.discard(user_id)
-        await self.env.storage.tables.remove_seat(self.id, seat)
-        await self._reload()
-        return Outcome(True, table_id=self.id)
-
-    async def toggle_options(self, by: int, is_admin: bool) -> Outcome:
-        """Show or hide the options keyboard."""
-
-        async def toggle() -> None:
-            self.editing_options = not self.editing_options
-
-        return await self._lobby(toggle, by=by, is_admin=is_admin)
-
-    async def set_option(self, by: int, is_admin: bool, name: str) -> Outcome:
-        """Move option ``name`` to its next value that makes a valid table; the outcome carries the options
-        as this press left them."""
-        if name not in CHOICES:
-            return Outcome.refused(Refusal.STALE)
-
-        async def change() -> None:
-            await self.env.storage.tables.set_options(self.id, cycle(self.row.options, name))
-
-        return await self._lobby(change, by=by, is_admin=is_admin)
-
-    async def start(self, by: int, is_admin: bool, *, deck: list[int] | None = None) -> Outcome:
-        async with self.command():
-            row = self.row
-            if row.status is not TableStatus.LOBBY:
-                return Outcome.refused(Refusal.NOT_LOBBY)
-            if by != row.creator_id and not is_admin:
-                return Outcome.refused(Refusal.CREATOR_ONLY)
-            players = len(row.seats)
+    @asynccontextmanager
+    async def command(self) -> AsyncIterator[None]:
+        """Every command runs inside this: the table's lock, and on the way out the table as the command left
+        it published, if anything changed (a refused command publishes nothing)."""
+        async with self.lock:
             try:
-                row.options.check_players(players)  # the engine says who may play; we only translate it
-            except OptionsError as exc:
-                return Outcome.refused(_PLAYER_COUNT.get(exc.code, Refusal.FULL))
-            if self.pending:
-                return Outcome.refused(Refusal.WAITING)
-            order = list(deck) if deck is not None else cards.deck(row.options.deck)
-            if deck is None:
-                random.SystemRandom().shuffle(order)
-            game = Game.deal(row.options, players, deck=order, loser=self._rematch_loser())
-            self.rated = all(s.user_id is not None for s in row.seats)
-            deadline = self._deadline(game)
-            self.game_row = await self.env.storage.games.start(
-                self.id,
-                dumps(game),
-                game.version,
-                rated=self.rated,
-                deadline=deadline,
-                deck=deck_text(order),
-                salt=new_salt(),
-                bot_level=row.options.bot_level.value,
-            )
-            self.game, self.deadline = game, deadline
-            self.editing_options = False
-            await self._reload()
-            self._after_change()
-            return Outcome(True, table_id=self.id)
+                yield
+            finally:
+                self._publish()
 
-    async def cancel(self, by: int, is_admin: bool) -> Outcome:
-        async with self.command():
-            if by != self.row.creator_id and not is_admin:
-                return Outcome.refused(Refusal.CREATOR_ONLY)
-            if not self.open:
-                return Outcome.refused(Refusal.NO_TABLE)
-            await self._close(TableStatus.CANCELLED)
-            return Outcome(True, table_id=self.id)
+    def _publish(self) -> None:
+        last = self.published
+        lobby = self.lobby
+        record = Published(
+            version=last.version if last is not None else 1,
+            at=self.env.clock(),
+            row=self.row,
+            names=tuple(self.names),
+            creator_name=self.creator_name,
+            chat_title=self.chat_title,
+            game=self.game,
+            game_row=self.game_row,
+            seconds=self.clock.seconds(self.game, self.row.options.move_timer),
+            rated=self.rated,
+            ratings=dict(self.ratings),
+            recent=tuple(self.recent),
+            editing_options=lobby.editing_options,
+            pending=frozenset(lobby.pending),
+            rematch_open=lobby.rematch_open,
+            screens=self.screens.published(),
+            noted=self.noted,
+        )
+        if record != last:
+            self.published = record if last is None else replace(record, version=last.version + 1)
+            self.env.watcher.published(self.published)
+
+    # ------------------------------------------------------------------ steps the parts share (lock held)
+
+    async def reread(self) -> None:
+        """Read the stored record again after a write, and the seated players' names."""
+        row = await self.env.storage.tables.get(self.row.id)
+        assert row is not None
+        self.row = row
+        self.names = await self.env.storage.users.seat_names(row.seats)
+        if not self.open and self.closed_at is None:
+            self.closed_at = self.env.clock()
+
+    async def end(self, status: TableStatus, reason: str | None = None) -> None:
+        """End the table without a result: no move is taken from now on, its timers stop, and every message
+        that shows it says so."""
+        await self.env.storage.tables.set_status(self.row.id, status, reason)
+        if self.game is not None and not self.game.over:  # a game ended without a result
+            metrics.GAMES.labels(reason if reason == ABANDONED else status.value).inc()
+        await self.reread()
+        self.clock.stop()
+        self.screens.clear()  # no hand asks anything of its player again
+
+    # ------------------------------------------------------------------ the table's own commands
 
     async def reload(self) -> None:
         """The stored record changed under the table (its group moved to a new chat id, a player was
         forgotten): read it again."""
         async with self.command():
-            await self._reload()
+            await self.reread()
             creator = await self.env.storage.users.get(self.row.creator_id)
             self.creator_name = creator.display_name if creator else ""
 
@@ -174,16 +155,16 @@ class Table(Playing):
         """Brought back after a restart: its record read again, and its game, if any (in play, or over with
         its result still to send), goes on from where it was stored."""
         async with self.command():
-            await self._reload()
+            await self.reread()
             if self.game is not None:
-                self._after_change()
+                self.play.after_change()
 
     async def prune(self, horizon: float) -> bool:
         """Whether the table, closed before ``horizon``, may be forgotten (its last messages are long drawn).
         A result still offering a rematch first loses its button: forgotten on a later pass."""
         async with self.command():
-            if self.result is not None and self.rematch_open:
-                self.rematch_open = False
+            if self.result is not None and self.lobby.rematch_open:
+                self.lobby.rematch_open = False
                 self.closed_at = horizon + REDRAW_KEPT  # kept until that redraw has surely gone out
                 return False
             return True
@@ -192,53 +173,54 @@ class Table(Playing):
         """End a live table without a result (the bot left its group, say)."""
         async with self.command():
             if self.open:
-                await self._close(status, reason)
+                await self.end(status, reason)
 
-    # ------------------------------------------------------------------ the rematch
-
-    async def rematch(self, user_id: int, open_next: Callable[[], Awaitable[Outcome]]) -> Outcome:
-        """Take this finished game's one rematch for ``user_id``: ``open_next`` opens the new table, and only if
-        it did does the Rematch button go (docs/rules.md §3 decides who leads the next game)."""
+    async def message_sent(self, kind: MessageKind, seat: int, message_id: int) -> None:
+        """A message of the table was sent anew: remember its id where its kind keeps it (bot.kinds; a
+        restart edits it; 0: an in-group hand is gone, and there is none to edit). The id is written first
+        and taken into the table after, with the lock held only for that: a press never waits behind this
+        write, and a command that read the record before it is corrected by it."""
+        game_id = self.game_row.id if self.game_row is not None else None
+        if not await store_message_id(self.env.storage, kind, self.id, seat, message_id, game_id):
+            return
+        kept = MESSAGES[kind].kept
+        assert kept is not None
+        keeper, column = kept
         async with self.command():
-            if self.result is None:
-                return Outcome.refused(Refusal.NO_TABLE)
-            if not self.rematch_open:
-                return Outcome.refused(Refusal.REMATCH_TAKEN)
-            if self.seat_of(user_id) is None:
-                return Outcome.refused(Refusal.NOT_SEATED)
-            outcome = await open_next()
-            if outcome.ok:
-                self.rematch_open = False
-            return outcome
+            if keeper == "table":
+                self.row = self.row.model_copy(update={column: message_id})
+            elif keeper == "seat":
+                seats = tuple(
+                    s.model_copy(update={column: message_id or None}) if s.seat == seat else s
+                    for s in self.row.seats
+                )
+                self.row = self.row.model_copy(update={"seats": seats})
+            elif self.game_row is not None:
+                self.game_row = self.game_row.model_copy(update={column: message_id})
 
-    async def seat_rematch(self, players: list[int | None], by: int) -> None:
-        """Seat the last game's players at this new table in their order; all but ``by`` are to confirm."""
+    async def note(self, *message_ids: int) -> None:
+        """Messages of the group that led to this table (a command for it, the bot's answer): deleted when it
+        ends, where the group keeps its chat tidy; at once if it has ended already."""
+        await self.env.storage.tables.note_messages(self.id, self.row.chat_id, message_ids)
         async with self.command():
-            for user_id in players:
-                await self._seat(user_id)
-                if user_id is not None and user_id != by:
-                    self.pending.add(user_id)
-            await self._reload()
+            self.noted += 1  # an ended table's are deleted at once
 
-    async def expire_rematch(self) -> None:
-        """The confirmation time is over: players who did not confirm by then leave their seats (one who
-        confirms in the same instant is either seated for good or gone, never both)."""
-        async with self.command():
-            if self.row.status is not TableStatus.LOBBY or not self.pending:
-                return
-            for user_id in list(self.pending):
-                seat = self.seat_of(user_id)
-                if seat is not None:
-                    await self.env.storage.tables.remove_seat(self.id, seat)
-                    await self._reload()  # the seats after it move up
-            self.pending.clear()
 
-    def _rematch_loser(self) -> int | None:
-        """The last durak's seat at this table, if they are still at it (None: lowest trump leads)."""
-        if self.loser is None:
-            return None
-        user_id, old_seat = self.loser
-        if user_id is None:
-            seats = self.row.seats
-            return old_seat if old_seat < len(seats) and seats[old_seat].user_id is None else None
-        return self.seat_of(user_id)
+async def store_message_id(
+    storage: Storage, kind: MessageKind, table_id: int, seat: int, message_id: int, game_id: int | None
+) -> bool:
+    """Write where its kind keeps it (bot.kinds) the id of a message sent anew (a restart edits it); False:
+    nothing to write (a kind not kept, a result of no game)."""
+    kept = MESSAGES[kind].kept
+    if kept is None:
+        return False
+    keeper, column = kept
+    if keeper == "table":
+        await storage.tables.set_message(table_id, message_id)
+    elif keeper == "seat":
+        await storage.tables.set_seat_message(table_id, seat, column, message_id or None)  # 0: gone
+    elif game_id is not None:
+        await storage.games.set_result_message(game_id, message_id)
+    else:
+        return False
+    return True

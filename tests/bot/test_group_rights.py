@@ -364,7 +364,7 @@ async def test_a_hand_gone_from_the_group_is_forgotten_and_comes_back_with_my_ca
         private = await fake.wait_for(lambda: hand_message(fake, 1), what="Ann's hand")
         await press_and_wait(fake, 1, 1, private.message_id, move_choices(private.reply_markup)[0])
     else:
-        await live.timeout(live.game.version)  # what the move timer's job does
+        await live.play.timeout(live.game.version)  # what the move timer's job does
     await h.deps.outbox.idle()
     assert live.row.seats[live.seat_of(2) or 0].group_hand_id is None  # forgotten
     gone_edits = [s for s in fake.sent if s.receiver == 2 and not s.ok]

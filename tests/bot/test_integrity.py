@@ -245,19 +245,19 @@ async def test_a_failed_write_is_answered_changes_nothing_and_the_table_keeps_it
     # The timer runs out while the disk is still full: it is set again, later each time.
     for _ in range(3):
         (job,) = app.job_queue.get_jobs_by_name(f"deadline:{tid}")
-        live.deadline = time.time()  # the job fires when the deadline has come
+        live.clock.deadline = time.time()  # the job fires when the deadline has come
         await job.run(app)
         (again,) = app.job_queue.get_jobs_by_name(f"deadline:{tid}")  # set again, not lost
         assert again is not job and again.next_t is not None and again.next_t.timestamp() > time.time()
         assert live.game.version == version
-    assert failed[0] == 4 and live.failures == 4  # the pause grew: 1 s, 2 s, 4 s, now 8 s
+    assert failed[0] == 4 and live.clock.failures == 4  # the pause grew: 1 s, 2 s, 4 s, now 8 s
     # Space is back: the same button works (on the hand as it is now: the time ran out, and the warning
     # sent it anew).
     await harness.deps.outbox.idle()
     hand = await until(lambda: (m := hand_message(fake, leader)) and move_buttons(m) and m, "the hand")
     answer = await press_and_wait(fake, leader, leader, hand.message_id, move_buttons(hand)[0])
     assert "text" not in answer, answer
-    assert live.game.version > version and live.failures == 0
+    assert live.game.version > version and live.clock.failures == 0
 
 
 async def test_a_bot_whose_move_could_not_be_saved_tries_again_and_the_game_ends(harness: Harness) -> None:

@@ -121,22 +121,22 @@ def call(
     table: Table, users: dict[int, User], command: str, user: int, arg: str, rng: random.Random
 ) -> Awaitable[Outcome]:
     if command == "join":
-        return table.join(users[user])
+        return table.lobby.join(users[user])
     if command == "leave":
-        return table.leave(user)
+        return table.lobby.leave(user)
     if command == "bot":
-        return table.add_bot(user, False)
+        return table.lobby.add_bot(user, False)
     if command == "option":
-        return table.set_option(user, False, arg)
+        return table.lobby.set_option(user, False, arg)
     if command == "start":
-        return table.start(user, False)
+        return table.lobby.start(user, False)
     if command == "cancel":
-        return table.cancel(user, False)
+        return table.lobby.cancel(user, False)
     game, seat = table.game, table.seat_of(user)
     moves = list(view(game, seat).moves) if game is not None and seat is not None else []
     if game is None or not moves:  # a button from a hand that has none now
-        return table.press(user, game.version if game else 0, TAKE)
-    return table.press(user, game.version, rng.choice(moves))
+        return table.play.press(user, game.version if game else 0, TAKE)
+    return table.play.press(user, game.version, rng.choice(moves))
 
 
 async def run_schedule(service: TableService, users: dict[int, User], chat: int, rng: random.Random) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.changes import changes
-from bot.service import ABANDONED, Published, Refusal, TableService, state
+from bot.service import ABANDONED, Published, Refusal, TableService, play
 from bot.thinking import Thinker
 from engine import Options, cards, parse_cards, parse_move
 from engine.ai import HeuristicPlayer
@@ -204,14 +204,14 @@ async def test_a_failed_write_is_refused_and_the_timer_is_set_again_later(world:
 
     world.storage.games.record = full_disk  # type: ignore[method-assign]
     live = world.service.tables[tid]
-    live.deadline = world.clock.now  # the timer has run out
+    live.clock.deadline = world.clock.now  # the timer has run out
     await world.service.timeout(tid, version)
     assert live.game is not None and live.game.version == version
     assert world.scheduled.deadlines[tid] == (version, world.clock.now + 1)
     assert (await world.service.press(tid, user, version, move)).refusal is Refusal.SAVE_FAILED
     assert world.scheduled.deadlines[tid] == (version, world.clock.now + 2)  # backing off
     world.storage.games.record = original  # type: ignore[method-assign]
-    assert (await world.service.press(tid, user, version, move)).ok and live.failures == 0
+    assert (await world.service.press(tid, user, version, move)).ok and live.clock.failures == 0
 
 
 async def test_a_broken_snapshot_at_restore_is_marked_told_and_refuses_moves(
@@ -279,7 +279,7 @@ async def test_a_rematch_confirmed_as_its_time_runs_out_keeps_the_confirmer_and_
     rematch = await world.service.rematch(tid, users[0])
     assert rematch.ok and rematch.table_id is not None
     new = world.service.tables[rematch.table_id]
-    assert new.pending == {2, 3}
+    assert new.lobby.pending == {2, 3}
     if expiry_first:
         _, confirmed = await asyncio.gather(
             world.service.expire_rematch(new.id), world.service.join(new.id, users[1])
@@ -289,7 +289,7 @@ async def test_a_rematch_confirmed_as_its_time_runs_out_keeps_the_confirmer_and_
             world.service.join(new.id, users[1]), world.service.expire_rematch(new.id)
         )
     assert confirmed.ok  # seated either way: as a confirmation, or joining the lobby the expiry left
-    assert [s.user_id for s in new.row.seats] == [1, 2] and not new.pending
+    assert [s.user_id for s in new.row.seats] == [1, 2] and not new.lobby.pending
     stored = await world.storage.tables.get(new.id)
     assert stored == new.row
 
@@ -313,7 +313,7 @@ async def test_once_nobody_plays_the_bots_play_it_out_at_once_and_it_is_not_rate
 async def test_a_game_only_bots_play_that_gets_nowhere_is_stopped_and_everybody_told(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(state, "STALL_BOUTS", 3)
+    monkeypatch.setattr(play, "STALL_BOUTS", 3)
     tid = await dealt(world, players=3)
     live = world.service.tables[tid]
     for user in (1, 2, 3):
