@@ -23,13 +23,13 @@ from bot.cluster import Cluster
 from bot.deps import Deps, keep, keep_settings, settings_of, started
 from bot.http import AiohttpRequest
 from bot.members import ChatMembers
-from bot.metrics import MeteredRequest
 from bot.outbox import Outbox
 from bot.presenter import Presenter
 from bot.service import TableService
 from bot.settings import Settings, SettingsError, load_settings
 from bot.thinking import Thinker
 from bot.timers import JobScheduler
+from bot.web.server import serve, watch_tables
 from storage import SchemaTooNew, Storage, StorageUnusable, describe
 
 log = logging.getLogger("bot")
@@ -58,8 +58,8 @@ def build_application(
         request = HTTPXRequest(connection_pool_size=settings.telegram_connections)
         updates_request = HTTPXRequest(connection_pool_size=1)
     # Every Bot API call is counted by method and result (bot.metrics).
-    builder = builder.request(MeteredRequest(request)).get_updates_request(
-        MeteredRequest(updates_request or request)
+    builder = builder.request(metrics.MeteredRequest(request)).get_updates_request(
+        metrics.MeteredRequest(updates_request or request)
     )
     application = builder.build()
     keep_settings(application, settings)
@@ -102,6 +102,7 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         bot_username=application.bot.username,
         default_language=settings.default_language,
         members=members,
+        web_app=settings.web_app,
     )
     thinker = Thinker(settings.ai_workers, settings.ai_budget_scale)
     thinker.warm_up()
@@ -116,6 +117,7 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         thinker=thinker,
     )
     deps = Deps(storage, service, presenter, members, outbox)
+    deps.hub = watch_tables(settings, deps)  # the web table watches the records the chat does
     keep(application, deps)
     await profile.publish(application.bot)
     if storage.db.dialect == "postgresql":  # tables come back chat by chat, as this process claims them
@@ -139,6 +141,7 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         await seasons.announce(deps, service.env.clock())
 
     application.job_queue.run_repeating(season_ends, interval=seasons.EVERY, first=30, name="seasons")
+    deps.web = await serve(settings, deps)
     if settings.metrics_port is not None:
         server = watch.Server(deps, settings.metrics_listen, settings.metrics_port)
         await server.start()
@@ -161,13 +164,13 @@ async def _stopping(application: Application[Any, Any, Any, Any, Any, Any]) -> N
 
 async def _stopped(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     found = started(application)
-    if found is not None and found.watch is not None:
-        await found.watch.stop()
-    if found is not None and found.cluster is not None:
-        await found.cluster.stop()
-    if found is not None:
-        found.service.thinker.close()
-        await found.storage.close()
+    if found is None:
+        return
+    for part in (found.watch, found.web, found.cluster):  # the bot's own servers, this process's chats
+        if part is not None:
+            await part.stop()
+    found.service.thinker.close()
+    await found.storage.close()
 
 
 def webhook_options(settings: Settings) -> dict[str, Any]:

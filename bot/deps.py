@@ -14,6 +14,7 @@ from bot.outbox import Outbox
 from bot.presenter import Presenter
 from bot.service import TableService
 from bot.settings import Settings
+from bot.web.hub import Hub
 from storage import Storage
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
@@ -32,7 +33,8 @@ class Router(Protocol):
 
 
 class Watch(Protocol):
-    """The metrics and health endpoint (bot.metrics.Server), when METRICS_PORT is set."""
+    """An HTTP server of the bot's own: the metrics and health endpoint (bot.watch.Server, METRICS_PORT), the
+    web table's (bot.web.server.WebServer, WEB_PORT)."""
 
     port: int
 
@@ -48,6 +50,8 @@ class Deps:
     outbox: Outbox
     cluster: Router | None = None  # only on PostgreSQL
     watch: Watch | None = None  # only with METRICS_PORT
+    hub: Hub | None = None  # the web table's pages (bot/web), only with WEB_PORT
+    web: Watch | None = None  # its HTTP server
 
 
 def keep_settings(application: AnyApplication, settings: Settings) -> None:

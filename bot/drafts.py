@@ -38,11 +38,13 @@ class Drafts:
         bot_username: str,
         default_language: str,
         members: ChatMembers | None = None,
+        web_app: str | None = None,
     ) -> None:
         self.storage = storage
         self.records: dict[int, Published] = {}  # each table's last record, while it is in memory
         self.sounds = Sounds()
-        self.hands = HandDrafts(storage, self.sounds, self.user_text)
+        self.web_app = web_app  # the web table's short name with @BotFather (None: no web table)
+        self.hands = HandDrafts(storage, self.sounds, self.user_text, self.web_link)
         self.members = members  # whether the bot may delete messages in a group (None: it may not)
         self.bot_username = bot_username
         self.default_language = default_language
@@ -54,6 +56,13 @@ class Drafts:
             "result": self._result_draft,
             "broken": self._broken_draft,
         }
+
+    def web_link(self, table_id: int) -> str | None:
+        """The direct link that opens a table in the web table (a Mini App), where the operator set one up:
+        inline ``web_app`` buttons work in private chats only, a link to the app works everywhere."""
+        if not self.web_app:
+            return None
+        return f"https://t.me/{self.bot_username}/{self.web_app}?startapp=t{table_id}"
 
     def _record(self, table_id: int) -> Published | None:
         return self.records.get(table_id)
@@ -199,8 +208,13 @@ class Drafts:
         row = record.game_row
         sealed = commitment(row.salt, row.deck) if row and row.salt and row.deck else None
         text = table_text(view(record.game), names, t, seconds_left=seconds, recent=recent, commitment=sealed)
-        cards = InlineKeyboardButton(t("table.my_cards"), callback_data=encode(CardsPress(record.id)))
-        return text, None if record.game.over else InlineKeyboardMarkup([[cards]])
+        if record.game.over:
+            return text, None
+        rows = [[InlineKeyboardButton(t("table.my_cards"), callback_data=encode(CardsPress(record.id)))]]
+        link = self.web_link(record.id)
+        if link is not None:
+            rows.append([InlineKeyboardButton(t("web.open"), url=link)])
+        return text, InlineKeyboardMarkup(rows)
 
 
 def _minutes(record: Published) -> int | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from telegram import InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.i18n import Text
 from bot.messages import Draft
@@ -20,10 +20,17 @@ from storage.records import Seat, TableStatus, User, is_former
 
 
 class HandDrafts:
-    def __init__(self, storage: Storage, sounds: Sounds, user_text: Callable[[int], Awaitable[Text]]) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        sounds: Sounds,
+        user_text: Callable[[int], Awaitable[Text]],
+        web_link: Callable[[int], str | None] = lambda table_id: None,
+    ) -> None:
         self.storage = storage
         self.sounds = sounds
         self.user_text = user_text
+        self.web_link = web_link  # the web table's link (bot.drafts), shown under a private hand
 
     async def private(self, record: Published, seat: int) -> Draft | None:
         return await self.draft(record, seat, group=False)
@@ -90,6 +97,10 @@ class HandDrafts:
         names = names_of(record, t)
         text = hand_text(v, names, t, title, selected=selected, clock=clock, last=last, conceding=conceding)
         keyboard = hand_keyboard(v, record.row.id, t, selected=selected, conceding=conceding)
+        link = None if group else self.web_link(record.id)
+        if link is not None:
+            opens = InlineKeyboardButton(t("web.open"), url=link)
+            keyboard = InlineKeyboardMarkup([*keyboard.inline_keyboard, [opens]])
         turn: Turn = "idle"  # a bot taking the seat sounds, but not one the player handed it by conceding
         if seat not in v.conceded and v.seats[seat].auto:
             turn = "auto"

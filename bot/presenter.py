@@ -5,6 +5,8 @@ how soon somebody needs them; what each shows is drawn from the last record when
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bot import budget
 from bot.changes import changes
 from bot.drafts import Drafts, callees
@@ -29,11 +31,19 @@ class Presenter(Drafts):
         bot_username: str,
         default_language: str,
         members: ChatMembers | None = None,
+        web_app: str | None = None,
     ) -> None:
         super().__init__(
-            storage, bot_username=bot_username, default_language=default_language, members=members
+            storage,
+            bot_username=bot_username,
+            default_language=default_language,
+            members=members,
+            web_app=web_app,
         )
         self.outbox = outbox
+        # Whether a player has their table's web page open and on screen (bot.web.hub): their hand then costs
+        # no message; when the page goes, ``catch_up`` draws it in the chat again.
+        self.watching: Callable[[int, int], bool] = lambda table_id, user_id: False
 
     # ------------------------------------------------------------------ Watcher
 
@@ -88,11 +98,20 @@ class Presenter(Drafts):
     def _answerable(self, chat_id: int, user_id: int) -> bool:
         return self.outbox.grants.fresh(chat_id, user_id) is not None  # a press lets it answer
 
+    def catch_up(self, table_id: int, user_id: int) -> None:
+        """A player's web page went away (closed, or off screen): their hand in the chat shows the table as
+        it is now."""
+        record = self.records.get(table_id)
+        seat = record.seat_of(user_id) if record is not None else None
+        if record is not None and seat is not None and record.game is not None:
+            self._mark_hand(record, seat, priority=budget.LATER)
+
     def _mark_hand(self, record: Published, seat: int, *, priority: int, sent_only: bool = False) -> None:
         """Mark the seat's hand where its player holds it: in private, in the group, or both (a table that
-        ended without a result only corrects the hand messages it had sent)."""
+        ended without a result only corrects the hand messages it had sent); nowhere while its player
+        looks at the table's web page."""
         at = record.row.seats[seat]
-        if at.user_id is None or is_former(at.user_id):
+        if at.user_id is None or is_former(at.user_id) or self.watching(record.id, at.user_id):
             return
         private, group = self._places(at)
         if private and (not sent_only or at.hand_message_id is not None):

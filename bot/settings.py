@@ -83,6 +83,14 @@ class Settings(BaseSettings):
     # as a private chat of its own (a group whose hands draw a 429 then counts them in its budget). Replies
     # go first either way (docs/operations.md, "In-group hands").
     ephemeral_limits: Literal["receiver", "group"] = "group"
+    # The web table, a Telegram Mini App (docs/webapp.md): its HTTP server's port (unset: off) and address
+    # (behind an HTTPS reverse proxy), and the app's short name as registered with @BotFather's /newapp
+    # (with it, the table message and the private hand show a button that opens the app).
+    web_port: int | None = Field(None, ge=0, le=65535)
+    web_listen: str = "127.0.0.1"
+    web_app: str | None = Field(None, pattern=r"^[A-Za-z0-9_]{3,30}$")
+    # Seconds a page's Telegram login (initData) is accepted after it was opened.
+    web_login_age: int = Field(86400, ge=60)
     # Telegram's limits scaled in time: 1 is Telegram; tests against a fake Bot API run faster (e.g. 0.01).
     rate_scale: float = Field(1.0, gt=0, le=1)
     # Seconds from the move before to a bot's move, its thinking included, so play can be followed.
@@ -121,6 +129,12 @@ class Settings(BaseSettings):
                 "WEBHOOK_SECRET is required with WEBHOOK_URL: 1 to 256 letters, digits, _ or - "
                 "(for example: openssl rand -hex 32)"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _web_app_needs_a_server(self) -> Settings:
+        if self.web_app and self.web_port is None:
+            raise ValueError("WEB_APP needs WEB_PORT: the app's page is served by the bot (docs/webapp.md)")
         return self
 
     @field_validator("database_url")

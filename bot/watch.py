@@ -60,6 +60,7 @@ class State(Collector):
         sizes = {
             **self.deps.outbox.held(),
             **self.deps.presenter.held(),
+            **(self.deps.hub.held() if self.deps.hub is not None else {}),
             "users_cached": storage.users.held(),
             "chats_cached": storage.chats.held(),
             "members_known": self.deps.members.held(),
@@ -101,13 +102,7 @@ class Server:
         app = web.Application()
         app.router.add_get("/metrics", self._metrics)
         app.router.add_get("/healthz", self._health)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port)
-        await site.start()
-        sockets = getattr(site._server, "sockets", None) or []
-        if sockets:
-            self.port = int(sockets[0].getsockname()[1])
+        self._runner, self.port = await listen(app, self.host, self.port)
         REGISTRY.register(self._state)
         log.info("metrics and health at http://%s:%s/metrics and /healthz", self.host, self.port)
 
@@ -125,3 +120,14 @@ class Server:
         ok, checks = await health(self.deps)
         body = json.dumps({"ok": ok, **checks})
         return web.Response(text=body, status=200 if ok else 503, content_type="application/json")
+
+
+async def listen(app: web.Application, host: str, port: int) -> tuple[web.AppRunner, int]:
+    """Serve ``app`` on ``host``:``port`` (0: any free port), without an access log; its runner, and the port
+    it listens on."""
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+    sockets = getattr(site._server, "sockets", None) or []
+    return runner, int(sockets[0].getsockname()[1]) if sockets else port

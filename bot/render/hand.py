@@ -78,7 +78,7 @@ def hand_text(
     lines.extend(pairs(view.table))
     lines.append(t("hand.your_hand", cards=hand_line(view.hand, view.trump) or "—"))
     lines.append("")
-    prompt = t("hand.concede_ask") if conceding else _prompt(view, names, t, selected)
+    prompt = t("hand.concede_ask") if conceding else prompt_line(view, names, t, selected)
     if clock is not None and seat in view.to_act:  # the clock runs on while a concession is confirmed
         prompt = f"⏳ {t('hand.seconds', seconds=clock.seconds)} · {prompt}"
     lines.append(prompt)
@@ -104,7 +104,7 @@ def _news(view: View, names: Sequence[str], t: Text, last: Event | None) -> str 
     return None
 
 
-def _prompt(view: View, names: Sequence[str], t: Text, selected: int | None) -> str:
+def prompt_line(view: View, names: Sequence[str], t: Text, selected: int | None) -> str:
     seat = view.seat
     assert seat is not None
     info = view.seats[seat]

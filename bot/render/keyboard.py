@@ -3,6 +3,8 @@ Take and Pass on a row of their own, and the discard list below everything."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import (
@@ -57,35 +59,16 @@ def hand_keyboard(
         row = [press(m, f"{face(cards(m)[0])} ← {face(selected)}") for m in covers]
         back = InlineKeyboardButton(t("button.cancel"), callback_data=encode(UnpickPress(table_id)))
         return InlineKeyboardMarkup([row, [back]] if row else [[back]])
+    choices = hand_choices(view, t)
     card_buttons: list[InlineKeyboardButton] = []
-    extra: list[InlineKeyboardButton] = []  # moves of several cards, or with a card of the table's rank
-    final: list[InlineKeyboardButton] = []  # Take and Pass: a row of their own, away from the cards
-    by_card: dict[int, list[Move]] = {}
-    for m in moves:
-        k = kind(m)
-        if k in (Kind.LEAD, Kind.THROW_IN) and len(cards(m)) == 1:
-            by_card.setdefault(cards(m)[0], []).append(m)
-        elif k == Kind.COVER:
-            by_card.setdefault(cards(m)[1], []).append(m)
-    for card in by_suit(by_card, view.trump):
-        options = by_card[card]
+    for card, options in choices.cards:
         if len(options) == 1:
             card_buttons.append(press(options[0], face(card)))
         else:  # one card that could cover several attack cards: ask which, in a second step
             data = encode(PickPress(table_id, view.version, card))
             card_buttons.append(InlineKeyboardButton(face(card), callback_data=data))
-    for m in lead_groups(view):
-        extra.append(press(m, t("button.all_of_rank", cards=card_list(by_suit(cards(m), view.trump)))))
-    for m in moves:
-        k = kind(m)
-        if k == Kind.TRANSFER:
-            extra.append(press(m, t("button.transfer", card=face(cards(m)[0]))))
-        elif k == Kind.SHOW_TRUMP:
-            extra.append(press(m, t("button.show", card=face(cards(m)[0]))))
-        elif k == Kind.TAKE:
-            final.append(press(m, t("button.take")))
-        elif k == Kind.PASS:
-            final.append(press(m, t("button.pass" if view.taking else "button.done")))
+    extra = [press(m, label) for m, label in choices.extra]
+    final = [press(m, label) for m, label in choices.final]
     rows = [card_buttons[i : i + CARDS_PER_ROW] for i in range(0, len(card_buttons), CARDS_PER_ROW)]
     rows += [row for row in (extra, final) if row]
     if view.options.discard_list and view.discard:
@@ -96,6 +79,43 @@ def hand_keyboard(
             [InlineKeyboardButton(t("button.concede"), callback_data=encode(ConcedePress(table_id, "ask")))]
         )
     return InlineKeyboardMarkup(rows)
+
+
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """A seat's legal moves as its player is offered them, wherever they are drawn (the hand's buttons, the
+    web table): each playable card with its moves, in the hand's order; moves of several cards or with a
+    card shown (all of a rank, a transfer, a trump shown); Take and Pass (or Done), apart from the cards."""
+
+    cards: list[tuple[int, list[Move]]]
+    extra: list[tuple[Move, str]]
+    final: list[tuple[Move, str]]
+
+
+def hand_choices(view: View, t: Text) -> Choices:
+    by_card: dict[int, list[Move]] = {}
+    for m in view.moves:
+        k = kind(m)
+        if k in (Kind.LEAD, Kind.THROW_IN) and len(cards(m)) == 1:
+            by_card.setdefault(cards(m)[0], []).append(m)
+        elif k == Kind.COVER:
+            by_card.setdefault(cards(m)[1], []).append(m)
+    extra = [
+        (m, t("button.all_of_rank", cards=card_list(by_suit(cards(m), view.trump))))
+        for m in lead_groups(view)
+    ]
+    final: list[tuple[Move, str]] = []
+    for m in view.moves:
+        k = kind(m)
+        if k == Kind.TRANSFER:
+            extra.append((m, t("button.transfer", card=face(cards(m)[0]))))
+        elif k == Kind.SHOW_TRUMP:
+            extra.append((m, t("button.show", card=face(cards(m)[0]))))
+        elif k == Kind.TAKE:
+            final.append((m, t("button.take")))
+        elif k == Kind.PASS:
+            final.append((m, t("button.pass" if view.taking else "button.done")))
+    return Choices([(card, by_card[card]) for card in by_suit(by_card, view.trump)], extra, final)
 
 
 def lead_groups(view: View) -> list[Move]:

@@ -16,6 +16,7 @@ from bot.service.contracts import (
     Refusal,
     Scheduler,
     Watcher,
+    Watchers,
     seconds_shown,
     warning_before,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "Table",
     "TableService",
     "Watcher",
+    "Watchers",
     "seconds_shown",
     "warning_before",
 ]

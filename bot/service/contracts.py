@@ -99,7 +99,7 @@ class Scheduler(Protocol):
 
 
 class Watcher(Protocol):
-    """What watches the tables (bot.presenter): it learns of a change only from what a table publishes."""
+    """What watches the tables (bot.presenter, bot.web.hub): it learns of a change only from what a table publishes."""
 
     def published(self, record: Published) -> None:
         """A command changed the table: ``record`` is the table as it left it."""
@@ -113,6 +113,26 @@ class Watcher(Protocol):
         """An ended table (one not in memory, after a restart) still has group messages to delete, where the
         group keeps its chat tidy."""
         ...
+
+
+class Watchers:
+    """Several watchers of the same records, each told every change in turn (the chat's presenter, the web
+    tables): a new kind of screen is one more watcher, and the tables do not change."""
+
+    def __init__(self, *watchers: Watcher) -> None:
+        self.watchers = watchers
+
+    def published(self, record: Published) -> None:
+        for watcher in self.watchers:
+            watcher.published(record)
+
+    def forgotten(self, table_id: int) -> None:
+        for watcher in self.watchers:
+            watcher.forgotten(table_id)
+
+    def tidy(self, chat_id: int, table_id: int) -> None:
+        for watcher in self.watchers:
+            watcher.tidy(chat_id, table_id)
 
 
 @dataclass

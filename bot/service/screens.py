@@ -15,6 +15,9 @@ class Screens:
     def __getitem__(self, seat: int) -> Screen:
         return self.by_seat.setdefault(seat, Screen())
 
+    def __len__(self) -> int:
+        return len(self.by_seat)
+
     def after_move(self, game: Game) -> None:
         """The game moved: a pick made on the state before is no longer what the hand shows, nor is a
         concession asked about once a bot took the seat (its hand offers "I'm back"); once it is over, no

@@ -426,7 +426,9 @@ async def test_a_user_chooses_the_language_of_private_messages(harness: Harness)
     await fake.wait_for(
         lambda: (m := hand_message(fake, 1)) is not None and "Ваши карты" in m.text, what="a Russian hand"
     )
-    assert (m := hand_message(fake, 2)) is not None and "Your hand" in m.text  # Bob keeps English
+    # Bob's hand may come a moment after Ann's (whoever must move first is drawn first): he keeps English.
+    await fake.wait_for(lambda: (m := hand_message(fake, 2)) is not None and m.text, what="Bob's hand")
+    assert (m := hand_message(fake, 2)) is not None and "Your hand" in m.text
 
 
 async def test_group_settings_are_for_admins_and_new_tables_start_from_them(harness: Harness) -> None:

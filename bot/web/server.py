@@ -1,0 +1,201 @@
+"""The web table's HTTP server (WEB_PORT): the page and its files, and one socket per open page.
+
+A socket is opened only with Telegram's ``initData`` checked (bot.web.auth): missing, forged, altered or
+expired gets 401 and nothing more. A seated player is sent their own hand, a member of the group the public
+table, anyone else nothing (403). Moves come in through the same table commands as the chat's buttons, so
+they are checked, refused and counted alike; a page may send a few a second at most."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from bot.callbacks import number
+from bot.deps import Deps
+from bot.handlers.common import alert
+from bot.i18n import Text, language_for, texts
+from bot.members import ChatMembers
+from bot.service import Outcome, Refusal, TableService, Watchers
+from bot.settings import Settings
+from bot.watch import listen
+from bot.web.auth import Viewer, viewer
+from bot.web.hub import Hub, Page, message
+from engine.moves import parse_move
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).parent / "static"
+FILES = {"app.js": "text/javascript", "app.css": "text/css"}
+# The page runs its own script and Telegram's only, talks to this server only, and may be framed by
+# Telegram's web clients only (its mobile and desktop clients open it in a webview of their own).
+POLICY = (
+    "default-src 'none'; script-src 'self' https://telegram.org; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors https://web.telegram.org https://*.telegram.org"
+)
+BURST, RATE = 8, 4.0  # a page's messages: this many at once, then this many a second
+
+
+class WebServer:
+    def __init__(
+        self,
+        service: TableService,
+        members: ChatMembers,
+        hub: Hub,
+        *,
+        token: str,
+        max_age: float,
+        default_language: str,
+        host: str,
+        port: int,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.service, self.members, self.hub = service, members, hub
+        self.token, self.max_age, self.default_language = token, max_age, default_language
+        self.host, self.port, self.clock = host, port, clock
+        self._runner: web.AppRunner | None = None
+
+    async def start(self) -> None:
+        app = web.Application(middlewares=[_headers])
+        app.router.add_get("/", self._page)
+        app.router.add_get("/static/{name}", self._file)
+        app.router.add_get("/socket", self._socket)
+        # No access log: initData travels in the socket's query.
+        self._runner, self.port = await listen(app, self.host, self.port)
+        log.info("the web table at http://%s:%s/", self.host, self.port)
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # ------------------------------------------------------------------ files
+
+    async def _page(self, request: web.Request) -> web.Response:
+        return web.Response(body=(STATIC / "index.html").read_bytes(), content_type="text/html")
+
+    async def _file(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        if name not in FILES:
+            raise web.HTTPNotFound()
+        return web.Response(body=(STATIC / name).read_bytes(), content_type=FILES[name])
+
+    # ------------------------------------------------------------------ the socket
+
+    async def _socket(self, request: web.Request) -> web.StreamResponse:
+        """The page's socket; asked over plain HTTP (a page whose socket closed asks why), only whether it
+        may open one."""
+        who = viewer(request.query.get("init", ""), self.token, self.max_age, self.clock())
+        if who is None:
+            t = texts(self.default_language)
+            return web.json_response({"error": "unauthorized", "text": t("web.unauthorized")}, status=401)
+        t = await self._text(who)
+        table_id = who.table_id or number(request.query.get("table", ""))
+        record = self.service.table(table_id) if table_id else None
+        if table_id is None or record is None:
+            return web.json_response({"error": "no such table", "text": t("web.gone")}, status=404)
+        seated = record.seat_of(who.user_id) is not None
+        if not seated and not await self.members.is_member(record.row.chat_id, who.user_id):
+            return web.json_response({"error": "not your table", "text": t("web.not_yours")}, status=403)
+        socket = web.WebSocketResponse(heartbeat=25.0, max_msg_size=4096)
+        if not socket.can_prepare(request).ok:
+            return web.json_response({"ok": True})
+        await socket.prepare(request)
+        page = Page(socket, who.user_id, table_id, t)
+        self.hub.open(page)
+        tokens, last = float(BURST), self.clock()
+        try:
+            async for frame in socket:
+                if frame.type is not WSMsgType.TEXT:
+                    break
+                now = self.clock()
+                tokens, last = min(float(BURST), tokens + (now - last) * RATE), now
+                if tokens < 1:
+                    await socket.send_str(message("refused", text=page.t("web.too_fast")))
+                    continue
+                tokens -= 1
+                await self._command(page, frame.data)
+        finally:
+            self.hub.close(page)
+        return socket
+
+    async def _text(self, who: Viewer) -> Text:
+        """The viewer's language: as they chose it with the bot, else their Telegram client's."""
+        user = await self.service.storage.users.get(who.user_id)
+        if user is not None:
+            return texts(user.language or language_for(user.telegram_language, self.default_language))
+        return texts(language_for(who.language, self.default_language))
+
+    async def _command(self, page: Page, data: str) -> None:
+        """One thing the page asks: a move, a concession, "I'm back", or whether it is on screen."""
+        try:
+            asked: dict[str, Any] = json.loads(data)
+            if not isinstance(asked, dict):
+                raise ValueError(data)
+        except ValueError:
+            return
+        service, table, user = self.service, page.table_id, page.user_id
+        outcome: Outcome | None = None
+        if "visible" in asked:
+            self.hub.shown(page, bool(asked["visible"]))
+        elif "move" in asked:
+            version = asked.get("version")
+            try:
+                move = parse_move(str(asked["move"]))
+            except ValueError:
+                move = None
+            if move is None or not isinstance(version, int) or isinstance(version, bool):
+                stale = Outcome.refused(Refusal.STALE)
+                await page.socket.send_str(message("refused", text=alert(page.t, stale)))
+                return
+            outcome = await service.press(table, user, version, move)
+        elif asked.get("concede") == "yes":
+            outcome = await service.concede(table, user, "yes")
+        elif asked.get("back") is True:
+            outcome = await service.reclaim(table, user)
+        if outcome is not None and not outcome.ok:
+            await page.socket.send_str(message("refused", text=alert(page.t, outcome)))
+
+
+def watch_tables(settings: Settings, deps: Deps) -> Hub | None:
+    """The web tables' watcher beside the chat's presenter, where the operator set WEB_PORT."""
+    if settings.web_port is None:
+        return None
+    hub = Hub(deps.service.table, away=deps.presenter.catch_up)
+    deps.presenter.watching = hub.watching  # a hand on a page on screen costs no message
+    deps.service.watcher = Watchers(deps.presenter, hub)
+    return hub
+
+
+async def serve(settings: Settings, deps: Deps) -> WebServer | None:
+    """The web table's server, started where the operator set WEB_PORT (its pages watch ``deps.hub``)."""
+    if deps.hub is None or settings.web_port is None:
+        return None
+    server = WebServer(
+        deps.service,
+        deps.members,
+        deps.hub,
+        token=settings.bot_token,
+        max_age=settings.web_login_age,
+        default_language=settings.default_language,
+        host=settings.web_listen,
+        port=settings.web_port,
+    )
+    await server.start()
+    return server
+
+
+@web.middleware
+async def _headers(request: web.Request, handler: Any) -> web.StreamResponse:
+    response: web.StreamResponse = await handler(request)
+    response.headers["Content-Security-Policy"] = POLICY
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["Cache-Control"] = "no-store"
+    return response
