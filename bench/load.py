@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/load.py --tables 50 100 200 300 --seconds 60 --pace 2 8
     .venv/bin/python bench/load.py --tables 100 --limits off on
+    .venv/bin/python bench/load.py --tables 100 500 --pace 2 8 --players chat web
     .venv/bin/python bench/load.py --tables 300 --pace 2 8 --http httpx aiohttp
     .venv/bin/python bench/load.py --tables 100 300 --pace 2 8 --database sqlite postgresql
     .venv/bin/python bench/load.py --tables 100 300 --pace 2 8 --database postgresql --processes 1 2
@@ -24,6 +25,12 @@ measured window. For each N, with Telegram's rate limits off and/or on in the fa
 - Bot API calls per move, by method, and the budgeted calls per move (each call priced by bot.budget.COST,
   the outbox's own accounting); the bot's CPU per move; its peak RSS;
 - the bench's own CPU and event-loop lag: if they are high, the latencies are the bench's, not the bot's.
+
+``--players web`` (or ``chat web``, each N run both ways, side by side): the players play through the web table
+(bot/web, bench/web_players.py) instead of their hand's buttons, each from their table's page socket; the turn
+latency is then a move → the page of the player the table now waits for shows it, press→own hand a move → the
+mover's own page, press→answer is not measured (a page's tap has no callback to answer), and the Bot API calls
+per move are what is left in the chat (the group's table message; no hand while a page is open).
 
 Ends with the largest N held at press→answer p99 < 150 ms, and the largest with turn latency p99 < 1 s. The database lives in the system's temp dir, or with
 ``--database postgresql`` in a fresh database on a throwaway PostgreSQL server (tests/postgres.py: the
@@ -54,6 +61,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.web_players import Pages, web_seat
 from bot.budget import COST
 from bot.callbacks import CardsPress, MovePress, PickPress, decode
 from tests import postgres
@@ -228,6 +236,7 @@ async def run(
     processes: int = 1,
     bots_only: bool = False,
     think: float = 0.1,
+    web: bool = False,
 ) -> Figures:
     """One measured run; ``postgres``: the URL of an empty database to keep the bot's data in, else SQLite;
     ``processes``: bot processes sharing it (more than one needs PostgreSQL); ``bots_only``: both players
@@ -237,6 +246,7 @@ async def run(
     runner, port = await fake.serve()
     with tempfile.TemporaryDirectory() as tmp:
         database = Path(tmp) / "load.sqlite3"
+        web_port = _free_port()
         env = {
             **os.environ,
             "BOT_TOKEN": TOKEN,
@@ -247,6 +257,7 @@ async def run(
             "AI_BUDGET_SCALE": str(think / 0.5),  # normal thinks 0.5 s a decision at scale 1
             "BOT_MOVE_DELAY": "0",
             "TELEGRAM_HTTP": http,
+            **({"WEB_PORT": str(web_port), "WEB_APP": "table"} if web else {}),
             **({"DATABASE_URL": postgres} if postgres else {}),
         }
         profile = (
@@ -283,9 +294,13 @@ async def run(
             until = started + seconds
             lags: list[float] = []
             watch = asyncio.create_task(_loop_lag(lags))
+            pages = Pages()
+            base = f"http://127.0.0.1:{web_port}"
             await asyncio.gather(
                 *(
-                    seat(fake, u, g, until, window, pace, random.Random(rng.random()))
+                    web_seat(fake, base, u, g, until, pages, pace, random.Random(rng.random()))
+                    if web
+                    else seat(fake, u, g, until, window, pace, random.Random(rng.random()))
                     for g, a, b in found
                     for u in (a, b)
                     if not bots_only
@@ -298,7 +313,11 @@ async def run(
             cpu = sum(_cpu_seconds(bot.pid) for bot in bots) - cpu
             own = time.process_time() - own
             calls = fake.calls - calls
+            if web:  # every move by a page: the table message's latency counted from each
+                window.moves = [(at, group) for at, _, _, _, group in pages.moves]
             turns, tables_shown = _shown_after_moves(fake, window.moves, {g: (a, b) for g, a, b in found})
+            if web:
+                turns, window.redraws = pages.latencies()
             moves = _moves_between(postgres or database, started_wall, started_wall + elapsed)
             rss = sum(_peak_rss_mib(bot.pid) for bot in bots)
         finally:
@@ -311,7 +330,7 @@ async def run(
         tables,
         limits,
         http,
-        len(window.latencies),
+        len(window.latencies) or len(window.moves),
         _quantile(window.latencies, 0.5),
         _quantile(window.latencies, 0.99),
         max(window.latencies, default=float("nan")),
@@ -450,6 +469,13 @@ def main() -> None:
     parser.add_argument("--processes", type=int, choices=[1, 2], nargs="+", default=[1])
     parser.add_argument("--bots", action="store_true", help="computer players at every seat: bot moves/s")
     parser.add_argument("--think", type=float, default=0.1, help="with --bots: CPU seconds a decision")
+    parser.add_argument(
+        "--players",
+        choices=["chat", "web"],
+        nargs="+",
+        default=["chat"],
+        help="how the players play: their hand's buttons in the chat, or the web table's page (bot/web)",
+    )
     args = parser.parse_args()
     with contextlib.ExitStack() as stack:
         server = stack.enter_context(postgres.server()) if "postgresql" in args.database else None
@@ -472,7 +498,7 @@ def measure(args: argparse.Namespace, server: str | None) -> None:
         for mode in args.limits
     ]
     for http, limits, db, processes in modes:
-        for tables in args.tables:
+        for tables, players in [(n, p) for n in args.tables for p in args.players]:
             with contextlib.ExitStack() as fresh:
                 url = (
                     fresh.enter_context(postgres.fresh_database(server))
@@ -480,11 +506,22 @@ def measure(args: argparse.Namespace, server: str | None) -> None:
                     else None
                 )
                 f = asyncio.run(
-                    run(tables, args.seconds, limits, pace, http, url, processes, args.bots, args.think)
+                    run(
+                        tables,
+                        args.seconds,
+                        limits,
+                        pace,
+                        http,
+                        url,
+                        processes,
+                        args.bots,
+                        args.think,
+                        web=players == "web",
+                    )
                 )
             calls = ", ".join(f"{m} {n:.2f}" for m, n in f.calls_per_move.items() if n >= 0.01)
             print(
-                f"{f.tables:>5} tables, {db}, {http}, limits {'on ' if limits else 'off'}: "
+                f"{f.tables:>5} tables, {players} players, {db}, {http}, limits {'on ' if limits else 'off'}: "
                 f"{f.moves_per_second:7.1f} moves/s, press→answer p50 {f.p50 * 1e3:6.1f} p99 {f.p99 * 1e3:7.1f} "
                 f"max {f.worst * 1e3:7.1f} ms ({f.presses:,} presses, {f.rematches} rematches), "
                 f"press→own hand redrawn p50 {f.redraw_p50:.2f} p99 {f.redraw_p99:.2f} s "

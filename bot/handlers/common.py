@@ -15,7 +15,7 @@ from bot import metrics
 from bot.callbacks import Press, decode
 from bot.deps import Deps, deps_of
 from bot.i18n import Text, language_for
-from bot.service import Outcome, Refusal
+from bot.service import Refusal, Verdict
 from storage.records import User
 
 Context = ContextTypes.DEFAULT_TYPE
@@ -156,20 +156,20 @@ async def text_for_chat(d: Deps, chat_id: int) -> Text:
     return await (d.presenter.group_text(chat_id) if chat_id < 0 else d.presenter.user_text(chat_id))
 
 
-def alert(t: Text, outcome: Outcome) -> str:
+def alert(t: Text, verdict: Verdict) -> str:
     """Why the service did nothing, in words."""
-    if outcome.refusal is Refusal.ILLEGAL:
-        return t(f"reason.{outcome.reason}")
-    assert outcome.refusal is not None
-    return t(outcome.refusal.value, link="")
+    if verdict.refusal is Refusal.ILLEGAL:
+        return t(f"reason.{verdict.reason}")
+    assert verdict.refusal is not None
+    return t(verdict.refusal.value, link="")
 
 
-async def answer(query: CallbackQuery, t: Text, outcome: Outcome) -> None:
+async def answer(query: CallbackQuery, t: Text, verdict: Verdict) -> None:
     """Every press gets exactly one answer: silent when it worked, an alert saying why when it did not."""
-    if outcome.ok:
+    if verdict.ok:
         await query.answer()
     else:
-        await query.answer(alert(t, outcome), show_alert=True)
+        await query.answer(alert(t, verdict), show_alert=True)
 
 
 async def pressed(
@@ -184,6 +184,6 @@ async def pressed(
     t = await (d.presenter.user_text(user.id) if user else d.presenter.group_text(0))
     press = decode(query.data)
     if user is None or not isinstance(press, kind):
-        await answer(query, t, Outcome.refused(Refusal.STALE))
+        await answer(query, t, Verdict.refused(Refusal.STALE))
         return None
     return d, query, user, t, press

@@ -15,7 +15,7 @@ from telegram.ext import CallbackQueryHandler
 from bot.buttons import drawn_under
 from bot.handlers.common import Context, answer, deps, reply
 from bot.i18n import language_for, texts
-from bot.service import Outcome, Refusal
+from bot.service import Refusal, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ async def unknown_press(update: Update, context: Context) -> None:
     if query is not None:
         tg = update.effective_user
         t = await deps(context).presenter.user_text(tg.id) if tg else texts(language_for(None))
-        await answer(query, t, Outcome.refused(Refusal.STALE))
+        await answer(query, t, Verdict.refused(Refusal.STALE))
 
 
 async def on_error(update: object, context: Context) -> None:

@@ -11,7 +11,7 @@ from bot.deps import Deps
 from bot.handlers.common import Context, alert, answer, asked, deps, is_admin, pressed, reply, thread_of
 from bot.render.group import short
 from bot.render.lobby import option_label
-from bot.service import Outcome, Published, Refusal
+from bot.service import Published, Refusal, Verdict
 from engine import Options
 from engine.options import CHOICES
 from storage.records import TableStatus, User
@@ -29,14 +29,14 @@ async def new_game(update: Update, context: Context) -> None:
         await reply(d, message, (await d.presenter.group_text(message.chat_id))("alert.admins_open"))
         return
     options = chat.default_options if chat and chat.default_options else Options()
-    outcome = await d.service.open_lobby(
+    verdict = await d.service.open_lobby(
         message.chat_id, thread_of(message), user, message.chat.title or "", options
     )
     answer = None
-    if not outcome.ok:
-        answer = await reply(d, message, alert(await d.presenter.group_text(message.chat_id), outcome))
+    if not verdict.ok:
+        answer = await reply(d, message, alert(await d.presenter.group_text(message.chat_id), verdict))
     # The table opened (or the one that is in the way) takes the command, and the refusal, with it when it ends.
-    await _note(d, outcome.table_id, message, answer)
+    await _note(d, verdict.table_id, message, answer)
 
 
 async def table_command(update: Update, context: Context) -> None:
@@ -51,10 +51,10 @@ async def table_command(update: Update, context: Context) -> None:
         await reply(d, message, t("alert.no_table"))
         return
     command = message.text.split()[0].split("@")[0].lstrip("/") if message.text else ""
-    outcome = await _lobby_action(context, user, live, command)
+    verdict = await _lobby_action(context, user, live, command)
     answer = None
-    if not outcome.ok:
-        answer = await reply(d, message, alert(t, outcome))
+    if not verdict.ok:
+        answer = await reply(d, message, alert(t, verdict))
     await _note(d, live.id, message, answer)
 
 
@@ -81,9 +81,9 @@ async def kick_command(update: Update, context: Context) -> None:
         await reply(d, message, t("alert.no_table"))
         return
     playing = live.row.status is TableStatus.PLAYING
-    outcome = await d.service.kick(live.id, target.id, user.id, await _admin(context, live, user))
-    if not outcome.ok:
-        await reply(d, message, alert(t, outcome))
+    verdict = await d.service.kick(live.id, target.id, user.id, await _admin(context, live, user))
+    if not verdict.ok:
+        await reply(d, message, alert(t, verdict))
         return
     name = short(target.full_name)
     lines = [t("kick.game" if playing else "kick.lobby", by=short(user.display_name), name=name)]
@@ -101,26 +101,26 @@ async def lobby_press(update: Update, context: Context) -> None:
     d, query, user, t, press = found
     table = d.service.table(press.table_id)
     if table is None:
-        await answer(query, t, Outcome.refused(Refusal.NO_TABLE))
+        await answer(query, t, Verdict.refused(Refusal.NO_TABLE))
         return
     if query.message is None or query.message.chat.id != table.row.chat_id:
-        await answer(query, t, Outcome.refused(Refusal.OTHER_CHAT))
+        await answer(query, t, Verdict.refused(Refusal.OTHER_CHAT))
         return
     if press.action == "rematch":
-        outcome = await d.service.rematch(press.table_id, user)
+        verdict = await d.service.rematch(press.table_id, user)
     elif press.action in ("options", "done"):
-        outcome = await d.service.toggle_options(table.id, user.id, await _admin(context, table, user))
+        verdict = await d.service.toggle_options(table.id, user.id, await _admin(context, table, user))
     elif press.action == "set":
         admin = await _admin(context, table, user)
-        outcome = await d.service.set_option(table.id, user.id, admin, press.option)
+        verdict = await d.service.set_option(table.id, user.id, admin, press.option)
     else:
-        outcome = await _lobby_action(context, user, table, press.action)
-    if outcome.ok and outcome.options is not None and press.option in CHOICES:
-        await query.answer(option_label(outcome.options, press.option, t))  # the value this press set
-    elif outcome.ok and press.action == "join" and user.cards_place == "group":
+        verdict = await _lobby_action(context, user, table, press.action)
+    if verdict.ok and verdict.options is not None and press.option in CHOICES:
+        await query.answer(option_label(verdict.options, press.option, t))  # the value this press set
+    elif verdict.ok and press.action == "join" and user.cards_place == "group":
         await query.answer(t("alert.cards_in_group"))  # no private chat needed: where the cards will be
     else:
-        await answer(query, t, outcome)
+        await answer(query, t, verdict)
 
 
 async def _admin(context: Context, table: Published, user: User) -> bool:
@@ -128,7 +128,7 @@ async def _admin(context: Context, table: Published, user: User) -> bool:
     return user.id != table.row.creator_id and await is_admin(context, table.row.chat_id, user.id)
 
 
-async def _lobby_action(context: Context, user: User, table: Published, action: str) -> Outcome:
+async def _lobby_action(context: Context, user: User, table: Published, action: str) -> Verdict:
     """Join, leave, deal, cancel or add a bot. Anyone may join: who has not started the bot privately
     holds their cards in the group (bot.ephemeral)."""
     service = deps(context).service
@@ -137,7 +137,7 @@ async def _lobby_action(context: Context, user: User, table: Published, action: 
     if action == "leave":
         return await service.leave(table.id, user.id)
     if action not in ("startgame", "start", "cancel", "bot"):
-        return Outcome.refused(Refusal.STALE)
+        return Verdict.refused(Refusal.STALE)
     admin = await _admin(context, table, user)
     if action == "cancel":
         return await service.cancel(table.id, user.id, admin)

@@ -17,19 +17,19 @@ from bot.callbacks import (
 )
 from bot.handlers.common import Context, answer, pressed
 from bot.render.hand import discard_text
-from bot.service import Outcome, Refusal
+from bot.service import Refusal, Verdict
 
 
 async def move_press(update: Update, context: Context) -> None:
     found = await pressed(update, context, MovePress)
     if found is not None:
         d, query, user, t, press = found
-        outcome = await d.service.press(press.table_id, user.id, press.version, press.move)
-        if outcome.ok and d.outbox.lagging():
+        verdict = await d.service.press(press.table_id, user.id, press.version, press.move)
+        if verdict.ok and d.outbox.lagging():
             # The hand will show the move late (a busy token): the answer says at once that it counted.
             await query.answer(t("alert.busy"))
         else:
-            await answer(query, t, outcome)
+            await answer(query, t, verdict)
 
 
 async def reclaim_press(update: Update, context: Context) -> None:
@@ -53,10 +53,10 @@ async def cards_press(update: Update, context: Context) -> None:
     found = await pressed(update, context, CardsPress)
     if found is not None:
         d, query, user, t, press = found
-        outcome = await d.service.show_cards(press.table_id, user.id)
-        if outcome.ok and not await d.outbox.support.check():
-            outcome = Outcome.refused(Refusal.NO_GROUP_CARDS)
-        await answer(query, t, outcome)
+        verdict = await d.service.show_cards(press.table_id, user.id)
+        if verdict.ok and not await d.outbox.support.check():
+            verdict = Verdict.refused(Refusal.NO_GROUP_CARDS)
+        await answer(query, t, verdict)
 
 
 async def pick_press(update: Update, context: Context) -> None:
@@ -67,10 +67,10 @@ async def pick_press(update: Update, context: Context) -> None:
         return
     d, query, user, t, press = found
     if isinstance(press, PickPress):
-        outcome = await d.service.pick(press.table_id, user.id, press.version, press.card)
+        verdict = await d.service.pick(press.table_id, user.id, press.version, press.card)
     else:
-        outcome = await d.service.pick(press.table_id, user.id, None, None)
-    await answer(query, t, outcome)
+        verdict = await d.service.pick(press.table_id, user.id, None, None)
+    await answer(query, t, verdict)
 
 
 async def discard_press(update: Update, context: Context) -> None:
@@ -80,9 +80,9 @@ async def discard_press(update: Update, context: Context) -> None:
         return
     d, query, user, t, press = found
     seen = d.service.seen(press.table_id, user.id)
-    if isinstance(seen, Outcome):
+    if isinstance(seen, Verdict):
         await answer(query, t, seen)
     elif not seen.options.discard_list:
-        await answer(query, t, Outcome.refused(Refusal.STALE))
+        await answer(query, t, Verdict.refused(Refusal.STALE))
     else:
         await query.answer(discard_text(seen, t), show_alert=True)

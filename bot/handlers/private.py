@@ -54,11 +54,11 @@ async def _join_by_link(d: Deps, user: User, token: str, t: Text) -> str:
         return t("alert.bad_link")
     if not await d.members.is_member(table.chat_id, user.id):
         return t("alert.not_member")
-    outcome = await d.service.join(table.id, user)
+    verdict = await d.service.join(table.id, user)
     chat = await d.storage.chats.get(table.chat_id)
     title = html.escape(chat.title if chat and chat.title else "")
-    if not (outcome.ok or outcome.refusal is Refusal.ALREADY_SEATED):
-        return alert(t, outcome)
+    if not (verdict.ok or verdict.refusal is Refusal.ALREADY_SEATED):
+        return alert(t, verdict)
     return t("alert.joined", chat=title)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from bot.i18n import Text
 from bot.render.group import event_line, name_of
-from bot.render.result import outcome_lines
+from bot.render.result import result_lines
 from engine.actions import act
 from engine.events import EventKind
 from engine.game import Game
@@ -34,5 +34,5 @@ def replay_lines(deal: Game, actions: Sequence[tuple[int, str]], names: Sequence
             elif (line := event_line(event, names, t)) is not None:
                 lines.append(line)
     if game.result is not None:
-        lines += ["", *outcome_lines(game.result, names, t)]
+        lines += ["", *result_lines(game.result, names, t)]
     return lines

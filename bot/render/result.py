@@ -27,7 +27,7 @@ def result_text(
 ) -> str:
     """The result message; ``reveal`` (salt, deck) opens the fair-play commitment shown at the deal."""
     title = t("result.title") + (f" · #{game_id}" if game_id is not None else "")
-    lines = [f"<b>{title}</b>", "", *outcome_lines(result, names, t)]
+    lines = [f"<b>{title}</b>", "", *result_lines(result, names, t)]
     if result.pogony:
         lines.append(t("result.pogony"))
     if minutes is not None:
@@ -45,7 +45,7 @@ def result_text(
     return fit(lines)
 
 
-def outcome_lines(result: Result, names: Sequence[str], t: Text) -> list[str]:
+def result_lines(result: Result, names: Sequence[str], t: Text) -> list[str]:
     """How a game ended: the places and the durak (or the draw); in team play the teams instead, since a
     player who went out first has still lost if their team did."""
     if result.losing_team is not None:
@@ -53,16 +53,16 @@ def outcome_lines(result: Result, names: Sequence[str], t: Text) -> list[str]:
         winners = [s for s in range(len(result.places)) if s not in team]
         return [
             t("result.winning_team", names=", ".join(name_of(names, s) for s in winners)),
-            *verdict(result, names, t),
+            *loser_lines(result, names, t),
         ]
     lines = [
         t("result.place", place=result.places[seat], name=name_of(names, seat))
         for seat in sorted(range(len(result.places)), key=lambda s: (result.places[s], s))
     ]
-    return [*lines, "", *verdict(result, names, t)]
+    return [*lines, "", *loser_lines(result, names, t)]
 
 
-def verdict(result: Result, names: Sequence[str], t: Text) -> list[str]:
+def loser_lines(result: Result, names: Sequence[str], t: Text) -> list[str]:
     """Who lost: the durak (or the durak team), or a draw."""
     if result.losing_team is not None:
         team = result.losing_team_seats()
@@ -89,7 +89,7 @@ def summary_text(view: View, names: Sequence[str], t: Text, *, minutes: int, gam
     if game_id is not None:
         title += f" · #{game_id}"
     players = ", ".join(name_of(names, info.seat) for info in view.seats)
-    lines = [f"<b>{title}</b>", t("table.players", names=players), *verdict(view.result, names, t)]
+    lines = [f"<b>{title}</b>", t("table.players", names=players), *loser_lines(view.result, names, t)]
     return fit([*lines, t("table.over", minutes=minutes)])
 
 

@@ -71,7 +71,7 @@ class Refusal(StrEnum):
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Verdict:
     """What a command did: done, or refused and why. ``options`` is what the table's options became (an option
     press is answered with the value it set, not with whatever a later press set)."""
 
@@ -82,7 +82,7 @@ class Outcome:
     options: Options | None = None
 
     @classmethod
-    def refused(cls, refusal: Refusal, reason: str | None = None, table_id: int | None = None) -> Outcome:
+    def refused(cls, refusal: Refusal, reason: str | None = None, table_id: int | None = None) -> Verdict:
         return cls(False, refusal, reason, table_id)
 
 

@@ -8,7 +8,7 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from bot.service.contracts import Outcome, Refusal
+from bot.service.contracts import Refusal, Verdict
 from bot.service.core import Core
 from bot.service.play import Play
 from engine import Game, OptionsError, cards
@@ -42,20 +42,20 @@ class Lobby:
         *,
         by: int | None = None,
         is_admin: bool = False,
-    ) -> Outcome:
+    ) -> Verdict:
         """Run ``change`` (the lock held) on a table that is still a lobby, by its creator or an admin if
         ``by`` is given."""
         table = self.table
         async with table.command():
             if table.row.status is not TableStatus.LOBBY:
-                return Outcome.refused(Refusal.NOT_LOBBY)
+                return Verdict.refused(Refusal.NOT_LOBBY)
             if by is not None and by != table.row.creator_id and not is_admin:
-                return Outcome.refused(Refusal.CREATOR_ONLY)
+                return Verdict.refused(Refusal.CREATOR_ONLY)
             refusal = await change()
             if refusal is not None:
-                return Outcome.refused(refusal)
+                return Verdict.refused(refusal)
             await table.reread()
-            return Outcome(True, table_id=table.id, options=table.row.options)
+            return Verdict(True, table_id=table.id, options=table.row.options)
 
     async def _seat(self, user_id: int | None) -> Refusal | None:
         table = self.table
@@ -66,7 +66,7 @@ class Lobby:
             return Refusal.FULL
         return None
 
-    async def join(self, user: User) -> Outcome:
+    async def join(self, user: User) -> Verdict:
         async def seat_user() -> Refusal | None:
             if user.id in self.pending:
                 self.pending.discard(user.id)  # confirms the rematch
@@ -77,44 +77,44 @@ class Lobby:
 
         return await self._change(seat_user)
 
-    async def add_bot(self, by: int, is_admin: bool) -> Outcome:
+    async def add_bot(self, by: int, is_admin: bool) -> Verdict:
         return await self._change(lambda: self._seat(None), by=by, is_admin=is_admin)
 
-    async def leave(self, user_id: int) -> Outcome:
+    async def leave(self, user_id: int) -> Verdict:
         """In a lobby the seat is freed; in a game a bot plays it from now on (docs/rules.md §9)."""
         async with self.table.command():
             seat = self.table.seat_of(user_id)  # read with the lock held: seats renumber when one is freed
             if seat is None:
-                return Outcome.refused(Refusal.NOT_SEATED)
+                return Verdict.refused(Refusal.NOT_SEATED)
             return await self._unseat(user_id, seat)
 
-    async def kick(self, user_id: int, by: int, is_admin: bool) -> Outcome:
+    async def kick(self, user_id: int, by: int, is_admin: bool) -> Verdict:
         """The host or a group admin removes a player: from a lobby their seat is freed; in a game a bot plays
         it to the end and "I'm back" no longer gives it back (docs/rules.md §9)."""
         table = self.table
         async with table.command():
             if by != table.row.creator_id and not is_admin:
-                return Outcome.refused(Refusal.CREATOR_ONLY)
+                return Verdict.refused(Refusal.CREATOR_ONLY)
             seat = table.seat_of(user_id)
             if seat is None:
-                return Outcome.refused(Refusal.THEY_ARE_NOT_SEATED)
+                return Verdict.refused(Refusal.THEY_ARE_NOT_SEATED)
             if table.row.status is TableStatus.PLAYING:
                 table.kicked.add(user_id)
             return await self._unseat(user_id, seat)
 
-    async def _unseat(self, user_id: int, seat: int) -> Outcome:
+    async def _unseat(self, user_id: int, seat: int) -> Verdict:
         """With the lock held: the seat is freed in a lobby; in a game a bot plays it from now on."""
         table = self.table
         if table.row.status is TableStatus.PLAYING:
             return await table.play.act(seat, TAKE_OVER)
         if table.row.status is not TableStatus.LOBBY:
-            return Outcome.refused(Refusal.NOT_LOBBY)
+            return Verdict.refused(Refusal.NOT_LOBBY)
         self.pending.discard(user_id)
         await table.env.storage.tables.remove_seat(table.id, seat)
         await table.reread()
-        return Outcome(True, table_id=table.id)
+        return Verdict(True, table_id=table.id)
 
-    async def toggle_options(self, by: int, is_admin: bool) -> Outcome:
+    async def toggle_options(self, by: int, is_admin: bool) -> Verdict:
         """Show or hide the options keyboard."""
 
         async def toggle() -> None:
@@ -122,11 +122,11 @@ class Lobby:
 
         return await self._change(toggle, by=by, is_admin=is_admin)
 
-    async def set_option(self, by: int, is_admin: bool, name: str) -> Outcome:
-        """Move option ``name`` to its next value that makes a valid table; the outcome carries the options
+    async def set_option(self, by: int, is_admin: bool, name: str) -> Verdict:
+        """Move option ``name`` to its next value that makes a valid table; the verdict carries the options
         as this press left them."""
         if name not in CHOICES:
-            return Outcome.refused(Refusal.STALE)
+            return Verdict.refused(Refusal.STALE)
         table = self.table
 
         async def change() -> None:
@@ -134,21 +134,21 @@ class Lobby:
 
         return await self._change(change, by=by, is_admin=is_admin)
 
-    async def start(self, by: int, is_admin: bool, *, deck: list[int] | None = None) -> Outcome:
+    async def start(self, by: int, is_admin: bool, *, deck: list[int] | None = None) -> Verdict:
         table = self.table
         async with table.command():
             row = table.row
             if row.status is not TableStatus.LOBBY:
-                return Outcome.refused(Refusal.NOT_LOBBY)
+                return Verdict.refused(Refusal.NOT_LOBBY)
             if by != row.creator_id and not is_admin:
-                return Outcome.refused(Refusal.CREATOR_ONLY)
+                return Verdict.refused(Refusal.CREATOR_ONLY)
             players = len(row.seats)
             try:
                 row.options.check_players(players)  # the engine says who may play; we only translate it
             except OptionsError as exc:
-                return Outcome.refused(_PLAYER_COUNT.get(exc.code, Refusal.FULL))
+                return Verdict.refused(_PLAYER_COUNT.get(exc.code, Refusal.FULL))
             if self.pending:
-                return Outcome.refused(Refusal.WAITING)
+                return Verdict.refused(Refusal.WAITING)
             order = list(deck) if deck is not None else cards.deck(row.options.deck)
             if deck is None:
                 random.SystemRandom().shuffle(order)
@@ -169,35 +169,35 @@ class Lobby:
             self.editing_options = False
             await table.reread()
             table.play.after_change()
-            return Outcome(True, table_id=table.id)
+            return Verdict(True, table_id=table.id)
 
-    async def cancel(self, by: int, is_admin: bool) -> Outcome:
+    async def cancel(self, by: int, is_admin: bool) -> Verdict:
         table = self.table
         async with table.command():
             if by != table.row.creator_id and not is_admin:
-                return Outcome.refused(Refusal.CREATOR_ONLY)
+                return Verdict.refused(Refusal.CREATOR_ONLY)
             if not table.open:
-                return Outcome.refused(Refusal.NO_TABLE)
+                return Verdict.refused(Refusal.NO_TABLE)
             await table.end(TableStatus.CANCELLED)
-            return Outcome(True, table_id=table.id)
+            return Verdict(True, table_id=table.id)
 
     # ------------------------------------------------------------------ the rematch
 
-    async def rematch(self, user_id: int, open_next: Callable[[], Awaitable[Outcome]]) -> Outcome:
+    async def rematch(self, user_id: int, open_next: Callable[[], Awaitable[Verdict]]) -> Verdict:
         """Take this finished game's one rematch for ``user_id``: ``open_next`` opens the new table, and only if
         it did does the Rematch button go (docs/rules.md §3 decides who leads the next game)."""
         table = self.table
         async with table.command():
             if table.result is None:
-                return Outcome.refused(Refusal.NO_TABLE)
+                return Verdict.refused(Refusal.NO_TABLE)
             if not self.rematch_open:
-                return Outcome.refused(Refusal.REMATCH_TAKEN)
+                return Verdict.refused(Refusal.REMATCH_TAKEN)
             if table.seat_of(user_id) is None:
-                return Outcome.refused(Refusal.NOT_SEATED)
-            outcome = await open_next()
-            if outcome.ok:
+                return Verdict.refused(Refusal.NOT_SEATED)
+            verdict = await open_next()
+            if verdict.ok:
                 self.rematch_open = False
-            return outcome
+            return verdict
 
     async def seat_rematch(self, players: list[int | None], by: int) -> None:
         """Seat the last game's players at this new table in their order; all but ``by`` are to confirm."""

@@ -8,7 +8,7 @@ import logging
 from contextlib import nullcontext
 
 from bot import metrics
-from bot.service.contracts import ABANDONED, CLOSED, STALL_BOUTS, Outcome, Refusal
+from bot.service.contracts import ABANDONED, CLOSED, STALL_BOUTS, Refusal, Verdict
 from bot.service.core import Core
 from bot.service.ending import handed_after, record_result
 from engine import Game
@@ -39,76 +39,76 @@ class Play:
         seat = table.seat_of(user_id)
         return Refusal.NOT_YOURS if seat is None else seat
 
-    async def press(self, user_id: int, version: int, move: Move) -> Outcome:
+    async def press(self, user_id: int, version: int, move: Move) -> Verdict:
         """A player's move button, drawn at state ``version``. Two players act within a second all the time,
         so a press counts whenever its move is still legal for that seat now, whatever changed since; a move
         that no longer is gets the engine's reason, and a keyboard that was out of date is drawn anew."""
         async with self.table.command():
             seat = self.seat_in_game(user_id)
             if isinstance(seat, Refusal):
-                return Outcome.refused(seat)
+                return Verdict.refused(seat)
             game = self.table.game
             if game is not None and seat in game.conceded:  # a bot plays the seat to the end
-                return Outcome.refused(Refusal.CONCEDED)
+                return Verdict.refused(Refusal.CONCEDED)
             return await self.act(seat, move)
 
-    async def reclaim(self, user_id: int) -> Outcome:
+    async def reclaim(self, user_id: int) -> Verdict:
         """ "I'm back": the player takes their seat back from the bot."""
         async with self.table.command():
             seat = self.seat_in_game(user_id)
             if isinstance(seat, Refusal):
-                return Outcome.refused(seat)
+                return Verdict.refused(seat)
             if user_id in self.table.kicked:  # the host or an admin decided: a bot plays it to the end
-                return Outcome.refused(Refusal.KICKED)
+                return Verdict.refused(Refusal.KICKED)
             return await self.act(seat, RECLAIM)
 
-    async def concede(self, user_id: int, step: str) -> Outcome:
+    async def concede(self, user_id: int, step: str) -> Verdict:
         """ "🏳 Concede" asks first ("ask"; "no" goes back to the hand); "yes" concedes: the player takes the
         last place not yet taken and a bot plays their cards to the end (docs/rules.md §9)."""
         table = self.table
         async with table.command():
             seat = self.seat_in_game(user_id)
             if isinstance(seat, Refusal):
-                return Outcome.refused(seat)
+                return Verdict.refused(seat)
             game = table.game
             refused = game.concede_refused(seat) if game is not None and step != "no" else None
             if refused is not None:  # an old button of a player who is out, say: not even asked ("No" always
                 # goes back to the hand)
-                return Outcome.refused(Refusal.ILLEGAL, refused.value)
+                return Verdict.refused(Refusal.ILLEGAL, refused.value)
             if step == "ask" and game is not None and game.is_auto(seat):
-                return Outcome.refused(Refusal.STALE)  # a bot plays the seat: its hand offers "I'm back"
+                return Verdict.refused(Refusal.STALE)  # a bot plays the seat: its hand offers "I'm back"
             screen = table.screens[seat]
             if step != "yes":
                 screen.conceding = step == "ask"
-                return Outcome(True, table_id=table.id)
+                return Verdict(True, table_id=table.id)
             screen.conceding = False
             return await self.act(seat, CONCEDE)
 
-    async def show_cards(self, user_id: int) -> Outcome:
+    async def show_cards(self, user_id: int) -> Verdict:
         """ "🃏 My cards" under the table: the player's hand comes afresh in the group, seen only by them (the
         one before it deleted), so that a hand lost while they were offline is one press away."""
         table = self.table
         async with table.command():
             seat = self.seat_in_game(user_id)
             if isinstance(seat, Refusal):
-                return Outcome.refused(Refusal.NOT_SEATED if seat is Refusal.NOT_YOURS else seat)
+                return Verdict.refused(Refusal.NOT_SEATED if seat is Refusal.NOT_YOURS else seat)
             if table.game is None or table.game.over:
-                return Outcome.refused(Refusal.STALE)
+                return Verdict.refused(Refusal.STALE)
             table.screens[seat].asked += 1
-        return Outcome(True, table_id=table.id)
+        return Verdict(True, table_id=table.id)
 
-    async def pick(self, user_id: int, version: int | None, card: int | None) -> Outcome:
+    async def pick(self, user_id: int, version: int | None, card: int | None) -> Verdict:
         """The first step of a cover with a card that could beat several attack cards (the keyboard then
         asks which), or, with ``card`` None, back to the hand. Only the player's screen changes."""
         table = self.table
         async with table.command():
             seat = self.seat_in_game(user_id)
             if isinstance(seat, Refusal):
-                return Outcome.refused(seat)
+                return Verdict.refused(seat)
             if card is not None and (table.game is None or version != table.game.version):
-                return Outcome.refused(Refusal.STALE)
+                return Verdict.refused(Refusal.STALE)
             table.screens[seat].selected = card
-        return Outcome(True, table_id=table.id)
+        return Verdict(True, table_id=table.id)
 
     async def timeout(self, version: int) -> None:
         """The deadline job fired; nothing happens if the table moved on meanwhile."""
@@ -147,24 +147,24 @@ class Play:
         async with table.command():
             await self.act(seat, move, version=version)
 
-    async def act(self, seat: int, action: Action, *, version: int | None = None) -> Outcome:
+    async def act(self, seat: int, action: Action, *, version: int | None = None) -> Verdict:
         """Apply one action with the lock held: the engine decides, the database records it (with the result,
         when it ends the game), then the table in memory takes the new state."""
         table = self.table
         game = table.game
         if game is None or game.over:
-            return Outcome.refused(Refusal.NO_TABLE)
+            return Verdict.refused(Refusal.NO_TABLE)
         if table.row.status is not TableStatus.PLAYING:
-            return Outcome.refused(Refusal.CANCELLED)
+            return Verdict.refused(Refusal.CANCELLED)
         if version is not None and version != game.version:
-            return Outcome.refused(Refusal.STALE)
+            return Verdict.refused(Refusal.STALE)
         candidate = game.copy()
         try:
             applied = act(candidate, seat, action)
         except IllegalMove as exc:
-            return Outcome.refused(Refusal.ILLEGAL, exc.reason.value)
+            return Verdict.refused(Refusal.ILLEGAL, exc.reason.value)
         if not applied.events and action in (TAKE_OVER, RECLAIM):
-            return Outcome(True, table_id=table.id)
+            return Verdict(True, table_id=table.id)
         assert table.game_row is not None
         deadline = table.clock.after(candidate, table.row.options.move_timer)
         handed = handed_after(table.handed, table.row.seats, table.kicked, applied.events, action)
@@ -195,12 +195,12 @@ class Play:
                     table.game_row, table.ratings = found
         except StaleGame:  # the database says the table left play (another process cancelled it)
             await table.reread()
-            return Outcome.refused(Refusal.CANCELLED)
+            return Verdict.refused(Refusal.CANCELLED)
         except DATABASE_ERRORS as exc:
             # Nothing was written and the game in memory is as it was: say so, and keep the table going.
             bot_to_move = any(table.is_bot_seat(s) for s in game.to_act())
             table.clock.retry_later(game, action_str(action), exc, bot_to_move=bot_to_move)
-            return Outcome.refused(Refusal.SAVE_FAILED)
+            return Verdict.refused(Refusal.SAVE_FAILED)
         table.clock.failures = 0
         table.game, table.clock.deadline, table.rated, table.handed = candidate, deadline, rated, handed
         table.recent.extend(e for e in applied.events if e.kind not in QUIET)
@@ -210,9 +210,9 @@ class Play:
         elif table.nobody_plays(candidate) and self._stalled(candidate):
             log.info("table %s: only bots play and the game is getting nowhere: stopped", table.id)
             await table.end(TableStatus.CANCELLED, ABANDONED)
-            return Outcome(True, table_id=table.id)
+            return Verdict(True, table_id=table.id)
         self.after_change()
-        return Outcome(True, table_id=table.id)
+        return Verdict(True, table_id=table.id)
 
     def after_change(self) -> None:
         """The game moved (or came back after a restart, or was dealt): screens, timers and bot turns follow

@@ -10,9 +10,9 @@ from bot.kinds import MessageKind
 from bot.service.contracts import (
     CLOSED_KEPT,
     Env,
-    Outcome,
     Refusal,
     Scheduler,
+    Verdict,
     Watcher,
 )
 from bot.service.opening import open_lobby, rematch
@@ -26,7 +26,7 @@ from engine.views import View, view
 from storage import Storage
 from storage.records import TableRow, TableStatus, User
 
-_GONE = Outcome.refused(Refusal.NO_TABLE)
+_GONE = Verdict.refused(Refusal.NO_TABLE)
 
 
 class TableService:
@@ -77,12 +77,12 @@ class TableService:
             None,
         )
 
-    def seen(self, table_id: int, user_id: int) -> View | Outcome:
+    def seen(self, table_id: int, user_id: int) -> View | Verdict:
         """The game as a player at the table sees it now, or why there is none to see."""
         table = self.tables.get(table_id)
         seat = table.play.seat_in_game(user_id) if table is not None else Refusal.NO_TABLE
         if isinstance(seat, Refusal):
-            return Outcome.refused(seat)
+            return Verdict.refused(seat)
         assert table is not None and table.game is not None
         return view(table.game, seat)
 
@@ -94,11 +94,11 @@ class TableService:
 
     async def open_lobby(
         self, chat_id: int, thread_id: int, creator: User, chat_title: str, options: Options
-    ) -> Outcome:
+    ) -> Verdict:
         await self._prune()
         return await open_lobby(self.env, self.tables, chat_id, thread_id, creator, chat_title, options)
 
-    async def rematch(self, old_id: int, user: User) -> Outcome:
+    async def rematch(self, old_id: int, user: User) -> Verdict:
         """The same players, seated again at once with the same options; the others confirm with Join within
         REMATCH_WINDOW or are dropped. One rematch per game."""
         return await self._on(old_id, lambda old: rematch(self.env, self.tables, old, user))
@@ -177,55 +177,55 @@ class TableService:
 
     # ------------------------------------------------------------------ commands, by table id
 
-    async def _on(self, table_id: int, command: Callable[[Table], Awaitable[Outcome | None]]) -> Outcome:
+    async def _on(self, table_id: int, command: Callable[[Table], Awaitable[Verdict | None]]) -> Verdict:
         """The one way to a table's command: by its id (a table gone meanwhile refuses it)."""
         table = self.tables.get(table_id)
         if table is None:
             return _GONE
-        return await command(table) or Outcome(True, table_id=table_id)
+        return await command(table) or Verdict(True, table_id=table_id)
 
-    async def join(self, table_id: int, user: User) -> Outcome:
+    async def join(self, table_id: int, user: User) -> Verdict:
         return await self._on(table_id, lambda t: t.lobby.join(user))
 
-    async def leave(self, table_id: int, user_id: int) -> Outcome:
+    async def leave(self, table_id: int, user_id: int) -> Verdict:
         return await self._on(table_id, lambda t: t.lobby.leave(user_id))
 
-    async def kick(self, table_id: int, user_id: int, by: int, is_admin: bool) -> Outcome:
+    async def kick(self, table_id: int, user_id: int, by: int, is_admin: bool) -> Verdict:
         return await self._on(table_id, lambda t: t.lobby.kick(user_id, by, is_admin))
 
-    async def add_bot(self, table_id: int, by: int, is_admin: bool) -> Outcome:
+    async def add_bot(self, table_id: int, by: int, is_admin: bool) -> Verdict:
         return await self._on(table_id, lambda t: t.lobby.add_bot(by, is_admin))
 
-    async def toggle_options(self, table_id: int, by: int, is_admin: bool) -> Outcome:
+    async def toggle_options(self, table_id: int, by: int, is_admin: bool) -> Verdict:
         return await self._on(table_id, lambda t: t.lobby.toggle_options(by, is_admin))
 
-    async def set_option(self, table_id: int, by: int, is_admin: bool, name: str) -> Outcome:
+    async def set_option(self, table_id: int, by: int, is_admin: bool, name: str) -> Verdict:
         return await self._on(table_id, lambda t: t.lobby.set_option(by, is_admin, name))
 
     async def start(
         self, table_id: int, user_id: int, is_admin: bool, *, deck: list[int] | None = None
-    ) -> Outcome:
+    ) -> Verdict:
         return await self._on(table_id, lambda t: t.lobby.start(user_id, is_admin, deck=deck))
 
-    async def cancel(self, table_id: int, user_id: int, is_admin: bool) -> Outcome:
+    async def cancel(self, table_id: int, user_id: int, is_admin: bool) -> Verdict:
         return await self._on(table_id, lambda t: t.lobby.cancel(user_id, is_admin))
 
-    async def note(self, table_id: int, *message_ids: int) -> Outcome:
+    async def note(self, table_id: int, *message_ids: int) -> Verdict:
         return await self._on(table_id, lambda t: t.note(*message_ids))
 
-    async def press(self, table_id: int, user_id: int, version: int, move: Move) -> Outcome:
+    async def press(self, table_id: int, user_id: int, version: int, move: Move) -> Verdict:
         return await self._on(table_id, lambda t: t.play.press(user_id, version, move))
 
-    async def pick(self, table_id: int, user_id: int, version: int | None, card: int | None) -> Outcome:
+    async def pick(self, table_id: int, user_id: int, version: int | None, card: int | None) -> Verdict:
         return await self._on(table_id, lambda t: t.play.pick(user_id, version, card))
 
-    async def concede(self, table_id: int, user_id: int, step: str) -> Outcome:
+    async def concede(self, table_id: int, user_id: int, step: str) -> Verdict:
         return await self._on(table_id, lambda t: t.play.concede(user_id, step))
 
-    async def show_cards(self, table_id: int, user_id: int) -> Outcome:
+    async def show_cards(self, table_id: int, user_id: int) -> Verdict:
         return await self._on(table_id, lambda t: t.play.show_cards(user_id))
 
-    async def reclaim(self, table_id: int, user_id: int) -> Outcome:
+    async def reclaim(self, table_id: int, user_id: int) -> Verdict:
         return await self._on(table_id, lambda t: t.play.reclaim(user_id))
 
     async def timeout(self, table_id: int, version: int) -> None:

@@ -21,7 +21,7 @@ from bot.deps import Deps
 from bot.handlers.common import alert
 from bot.i18n import Text, language_for, texts
 from bot.members import ChatMembers
-from bot.service import Outcome, Refusal, TableService, Watchers
+from bot.service import Refusal, TableService, Verdict, Watchers
 from bot.settings import Settings
 from bot.watch import listen
 from bot.web.auth import Viewer, viewer
@@ -141,7 +141,7 @@ class WebServer:
         except ValueError:
             return
         service, table, user = self.service, page.table_id, page.user_id
-        outcome: Outcome | None = None
+        verdict: Verdict | None = None
         if "visible" in asked:
             self.hub.shown(page, bool(asked["visible"]))
         elif "move" in asked:
@@ -151,16 +151,16 @@ class WebServer:
             except ValueError:
                 move = None
             if move is None or not isinstance(version, int) or isinstance(version, bool):
-                stale = Outcome.refused(Refusal.STALE)
+                stale = Verdict.refused(Refusal.STALE)
                 await page.socket.send_str(message("refused", text=alert(page.t, stale)))
                 return
-            outcome = await service.press(table, user, version, move)
+            verdict = await service.press(table, user, version, move)
         elif asked.get("concede") == "yes":
-            outcome = await service.concede(table, user, "yes")
+            verdict = await service.concede(table, user, "yes")
         elif asked.get("back") is True:
-            outcome = await service.reclaim(table, user)
-        if outcome is not None and not outcome.ok:
-            await page.socket.send_str(message("refused", text=alert(page.t, outcome)))
+            verdict = await service.reclaim(table, user)
+        if verdict is not None and not verdict.ok:
+            await page.socket.send_str(message("refused", text=alert(page.t, verdict)))
 
 
 def watch_tables(settings: Settings, deps: Deps) -> Hub | None:

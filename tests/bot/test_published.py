@@ -25,7 +25,7 @@ import pytest
 
 from bot.hand_drafts import in_private
 from bot.pacing import Key
-from bot.service import Outcome, Published, TableService
+from bot.service import Published, TableService, Verdict
 from engine import Options
 from engine.moves import TAKE
 from engine.views import view
@@ -57,7 +57,7 @@ def commands(rng: random.Random, weights: dict[str, float]) -> list[tuple[str, i
 
 def call(
     service: TableService, table_id: int, users: dict[int, User], command: str, user: int, rng: random.Random
-) -> Awaitable[Outcome]:
+) -> Awaitable[Verdict]:
     if command == "join":
         return service.join(table_id, users[user])
     if command == "leave":
@@ -183,7 +183,7 @@ async def run_schedule(h: Harness, users: dict[int, User], seed: int) -> None:
     assert opened.ok and opened.table_id is not None
     table_id = opened.table_id
 
-    async def one(command: str, user: int) -> Outcome:
+    async def one(command: str, user: int) -> Verdict:
         for _ in range(rng.randint(0, 6)):  # arrive in a random order, between the others' awaits
             await asyncio.sleep(0)
         return await call(service, table_id, users, command, user, rng)

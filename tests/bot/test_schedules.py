@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import pytest
 
-from bot.service import Outcome, Table, TableService
+from bot.service import Table, TableService, Verdict
 from engine import Options, OptionsError
 from engine.moves import TAKE
 from engine.options import cycle
@@ -119,7 +119,7 @@ def commands(rng: random.Random) -> list[tuple[str, int, str]]:
 
 def call(
     table: Table, users: dict[int, User], command: str, user: int, arg: str, rng: random.Random
-) -> Awaitable[Outcome]:
+) -> Awaitable[Verdict]:
     if command == "join":
         return table.lobby.join(users[user])
     if command == "leave":
@@ -147,7 +147,7 @@ async def run_schedule(service: TableService, users: dict[int, User], chat: int,
     table.lock = OrderedLock(order)
     schedule = commands(rng)
 
-    async def one(command: str, user: int, arg: str) -> Outcome:
+    async def one(command: str, user: int, arg: str) -> Verdict:
         for _ in range(rng.randint(0, 6)):  # arrive in a random order, between the others' awaits
             await asyncio.sleep(0)
         for _ in range(rng.randint(0, 20) if command == "move" else 0):  # moves come in a game, mostly
@@ -157,7 +157,7 @@ async def run_schedule(service: TableService, users: dict[int, User], chat: int,
         return await call(table, users, command, user, arg, rng)
 
     tasks = [asyncio.ensure_future(one(*c)) for c in schedule]
-    outcomes = await asyncio.gather(*tasks)
+    verdicts = await asyncio.gather(*tasks)
     assert sorted(map(id, order)) == sorted(map(id, tasks)), "every command takes the lock exactly once"
 
     model = Lobby()
@@ -165,7 +165,7 @@ async def run_schedule(service: TableService, users: dict[int, User], chat: int,
         assert task is not None
         command, user, arg = schedule[tasks.index(task)]
         expected = model.apply(command, user, arg)
-        got = outcomes[tasks.index(task)]
+        got = verdicts[tasks.index(task)]
         if expected is not None:
             assert got.ok == expected, (command, user, arg, got, [schedule[tasks.index(t)] for t in order])  # type: ignore[arg-type]
 

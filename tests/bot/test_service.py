@@ -131,8 +131,8 @@ async def test_a_move_no_longer_legal_is_refused_with_its_reason_and_changes_not
     live = world.service.tables[tid]
     assert live.game is not None and live.game.version == version + 1
     published = len(world.marked.records)
-    outcome = await world.service.press(tid, user, version, move)  # the same lead again
-    assert outcome.refusal is Refusal.ILLEGAL and outcome.reason and live.game.version == version + 1
+    verdict = await world.service.press(tid, user, version, move)  # the same lead again
+    assert verdict.refusal is Refusal.ILLEGAL and verdict.reason and live.game.version == version + 1
     assert ("hands", tid) in world.marked.marks  # every hand is drawn from the move's record
     assert len(world.marked.records) == published  # ... and the refused press published nothing
     # The deadline follows the game: the newest version, a full move timer from now.
