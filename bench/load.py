@@ -93,7 +93,7 @@ async def press(fake: FakeTelegram, user: int, chat: int, message: Message, data
         await asyncio.wait_for(fake.answered(callback).wait(), 30)
 
 
-async def open_tables(fake: FakeTelegram, tables: int) -> list[tuple[int, int, int]]:
+async def restorable(fake: FakeTelegram, tables: int) -> list[tuple[int, int, int]]:
     """(group, first player, second player) per table, each with a game dealt."""
     found = []
     for t in range(tables):
@@ -277,9 +277,13 @@ async def run(
                     await fake.wait_for(lambda hook=hook: _listening(hook), 60, "a webhook port")  # type: ignore[misc]
                 fake.balance = [f"http://127.0.0.1:{hook}/durak" for hook in hooks]
                 await fake.wait_for(lambda: fake.webhook, 60, "the webhook")
-            found = await open_tables(fake, tables)
+            found = await restorable(fake, tables)
+            # Web players: every hand of the deal out first (they are the chat's, before the pages open).
+            both = all if web else any
             await fake.wait_for(
-                lambda: all(hand_message(fake, a) or hand_message(fake, b) for _, a, b in found), 300, "deals"
+                lambda: all(both((hand_message(fake, a), hand_message(fake, b))) for _, a, b in found),
+                300,
+                "deals",
             )
             if bots_only:
                 for group, a, b in found:
@@ -295,6 +299,7 @@ async def run(
             lags: list[float] = []
             watch = asyncio.create_task(_loop_lag(lags))
             pages = Pages()
+            ended: list[Counter[str]] = []
             base = f"http://127.0.0.1:{web_port}"
             await asyncio.gather(
                 *(
@@ -306,13 +311,15 @@ async def run(
                     if not bots_only
                 ),
                 *(rematches(fake, g, a, b, until, window) for g, a, b in found if not bots_only),
-                asyncio.sleep(seconds),
+                _window_end(seconds, fake, ended),
             )
             elapsed = time.monotonic() - started
             watch.cancel()
             cpu = sum(_cpu_seconds(bot.pid) for bot in bots) - cpu
             own = time.process_time() - own
-            calls = fake.calls - calls
+            calls = (
+                ended[0] - calls
+            )  # at the window's end: a page closing after it redraws its hand in the chat
             if web:  # every move by a page: the table message's latency counted from each
                 window.moves = [(at, group) for at, _, _, _, group in pages.moves]
             turns, tables_shown = _shown_after_moves(fake, window.moves, {g: (a, b) for g, a, b in found})
@@ -378,6 +385,11 @@ def _shown_after_moves(
         if t := _first_after(tables.get(group, []), pressed):
             shown.append(t - pressed)
     return turns, shown
+
+
+async def _window_end(seconds: float, fake: FakeTelegram, ended: list[Counter[str]]) -> None:
+    await asyncio.sleep(seconds)
+    ended.append(Counter(fake.calls))
 
 
 def _first_after(times: list[float], after: float) -> float | None:

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.load import _free_port, _listening
 from tests.bot.fake_telegram import TOKEN, FakeTelegram, Message
 
-GAUGE = re.compile(r'^durak_(memory_entries\{map="(\w+)"\}|live_tables\{status="(\w+)"\}) ([0-9.e+]+)$')
+GAUGE = re.compile(r'^durak_(memory_entries\{map="(\w+)"\}|restorable\{status="(\w+)"\}) ([0-9.e+]+)$')
 
 
 @dataclass
@@ -60,7 +60,7 @@ async def scrape(http: aiohttp.ClientSession, port: int) -> dict[str, float]:
     """The bot's maps now: ``durak_memory_entries`` by map, and the live tables in all."""
     async with http.get(f"http://127.0.0.1:{port}/metrics") as response:
         text = await response.text()
-    sizes: dict[str, float] = {"live_tables": 0.0}
+    sizes: dict[str, float] = {"restorable": 0.0}
     for line in text.splitlines():
         found = GAUGE.match(line)
         if found is None:
@@ -68,7 +68,7 @@ async def scrape(http: aiohttp.ClientSession, port: int) -> dict[str, float]:
         if found.group(2):
             sizes[found.group(2)] = float(found.group(4))
         else:
-            sizes["live_tables"] += float(found.group(4))
+            sizes["restorable"] += float(found.group(4))
     return sizes
 
 

@@ -193,7 +193,7 @@ async def check_database(settings: Settings) -> int:
     start brings back."""
     storage = await Storage.open(settings.database, synchronous=settings.database_synchronous)
     try:
-        return len(await storage.live_tables())
+        return len(await storage.restorable())
     except Exception as exc:  # database errors, and rows no record can be built from
         raise StorageUnusable(storage.db.where, f"{type(exc).__name__}: {exc}") from None
     finally:

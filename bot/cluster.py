@@ -1,7 +1,7 @@
 """Several bot processes on one PostgreSQL database (``DATABASE_URL``), behind a load balancer that hands
 Telegram's webhook calls to any of them (docs/deploy.md).
 
-Each chat with live tables is owned by one process under a lease (``storage.owners``). An update is handled
+Each chat with open tables is owned by one process under a lease (``storage.owners``). An update is handled
 where it belongs: ``route`` (first of all handlers) finds the chat it is about — the group, or for a hand's
 button or a deep link the group of the table — claims that chat if nobody holds it, and otherwise forwards
 the update to the owner (a row in ``forwarded`` and a NOTIFY) and stops. So one process plays a table, runs

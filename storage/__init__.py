@@ -12,7 +12,7 @@ from storage.migrations import SchemaTooNew
 from storage.owners import Owners
 from storage.paces import Paces
 from storage.postgres import PostgresDatabase, describe_server
-from storage.records import LiveTable
+from storage.records import Restorable
 from storage.results import GLOBAL, Results
 from storage.sqlite import SqliteDatabase
 from storage.tables import SeatTaken, TableExists, Tables
@@ -60,14 +60,14 @@ class Storage:
         elif kind == "chat":
             self.chats.forget(key)
 
-    async def live_tables(self, chat_id: int | None = None) -> list[LiveTable]:
+    async def restorable(self, chat_id: int | None = None) -> list[Restorable]:
         """Every lobby, every game in play and every finished game whose result was not delivered (of one
         chat, if given), with its seats, messages, deadline and game: what start-up needs to bring them all
         back, in one call."""
         async with self.db.transaction():
-            tables = await self.tables.live(chat_id)
+            tables = await self.tables.restorable(chat_id)
             return [
-                LiveTable(table=t, game=await self.games.current(t.id) if t.status != "lobby" else None)
+                Restorable(row=t, game=await self.games.current(t.id) if t.status != "lobby" else None)
                 for t in tables
             ]
 
@@ -77,7 +77,7 @@ __all__ = [
     "GLOBAL",
     "BrokenSnapshot",
     "Database",
-    "LiveTable",
+    "Restorable",
     "SchemaTooNew",
     "SeatTaken",
     "StaleGame",

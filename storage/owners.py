@@ -1,7 +1,7 @@
 """Which process owns which chat, and updates forwarded to the owner: what lets several bot processes share
 one PostgreSQL database without two of them playing (or redrawing) the same table.
 
-A chat with live tables is owned by one process under a lease. The owner keeps those tables in memory, runs
+A chat with open tables is owned by one process under a lease. The owner keeps those tables in memory, runs
 their timers and bot turns, and sends every message about them, so a group's sending budget is spent by one
 process and a table's moves are made by one; it renews its leases every few seconds. Another process that
 receives an update for the chat forwards it to the owner. When an owner stops renewing (killed, frozen, cut
@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from storage.db import Database
-from storage.records import LIVE
+from storage.records import OPEN
 
 
 class Owners:
@@ -64,13 +64,13 @@ class Owners:
         return int(row["n"]) if row else 1
 
     async def orphaned(self, *, now: float | None = None) -> list[int]:
-        """Chats with live tables whose owner's lease ran out, or that nobody owns."""
+        """Chats with open tables whose owner's lease ran out, or that nobody owns."""
         now = time.time() if now is None else now
         rows = await self.db.fetch_all(
             f"""SELECT DISTINCT t.chat_id FROM tables AS t LEFT JOIN chat_owners AS o ON o.chat_id = t.chat_id
-                WHERE t.status IN ({", ".join("?" * len(LIVE))}) AND (o.chat_id IS NULL OR o.lease_until < ?)
+                WHERE t.status IN ({", ".join("?" * len(OPEN))}) AND (o.chat_id IS NULL OR o.lease_until < ?)
                 ORDER BY t.chat_id""",
-            (*(s.value for s in LIVE), now),
+            (*(s.value for s in OPEN), now),
         )
         return [int(r["chat_id"]) for r in rows]
 

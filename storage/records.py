@@ -80,7 +80,7 @@ class TableStatus(StrEnum):
     BROKEN = "broken"
 
 
-LIVE = (TableStatus.LOBBY, TableStatus.PLAYING)
+OPEN = (TableStatus.LOBBY, TableStatus.PLAYING)
 
 
 class Seat(_Record):
@@ -132,11 +132,11 @@ class LoggedAction(_Record):
     at: float
 
 
-class LiveTable(_Record):
+class Restorable(_Record):
     """Everything the bot needs to bring one table back after a restart: a lobby, a game in play, or a
     finished game whose result was not delivered yet."""
 
-    table: TableRow
+    row: TableRow
     game: GameRow | None  # None for a lobby
 
 

@@ -8,13 +8,13 @@ from collections.abc import Sequence
 
 from engine import Options
 from storage.db import Database, Row
-from storage.records import LIVE, Seat, TableRow, TableStatus
+from storage.records import OPEN, Seat, TableRow, TableStatus
 
 SEAT_MESSAGES = frozenset({"hand_message_id", "group_hand_id"})  # the seats' columns that keep a message id
 
 
 class TableExists(Exception):
-    """This chat (or forum topic) already has a live table."""
+    """This chat (or forum topic) already has an open table."""
 
 
 class SeatTaken(Exception):
@@ -53,7 +53,7 @@ class Tables:
 
     async def create(self, chat_id: int, thread_id: int, creator_id: int, options: Options) -> TableRow:
         now = time.time()
-        # The one unique index a new table can break is one live table per chat and topic (the join token is
+        # The one unique index a new table can break is one open table per chat and topic (the join token is
         # 96 random bits): DO NOTHING, rather than an error each backend words its own way.
         table_id = await self.db.insert(
             """INSERT INTO tables (chat_id, thread_id, creator_id, status, options, created_at, updated_at,
@@ -61,7 +61,7 @@ class Tables:
             (chat_id, thread_id, creator_id, options.model_dump_json(), now, now, secrets.token_urlsafe(12)),
         )
         if table_id is None:
-            raise TableExists(f"chat {chat_id} thread {thread_id} already has a live table")
+            raise TableExists(f"chat {chat_id} thread {thread_id} already has an open table")
         table = await self.get(table_id)
         assert table is not None
         return table
@@ -81,7 +81,7 @@ class Tables:
         row = await self.db.fetch_one("SELECT chat_id FROM tables WHERE id = ?", (table_id,))
         return int(row["chat_id"]) if row is not None else None
 
-    async def live_in(self, chat_id: int, thread_id: int = 0) -> TableRow | None:
+    async def open_in(self, chat_id: int, thread_id: int = 0) -> TableRow | None:
         row = await self.db.fetch_one(
             "SELECT id FROM tables WHERE chat_id = ? AND thread_id = ? AND status IN ('lobby', 'playing')",
             (chat_id, thread_id),
@@ -93,13 +93,13 @@ class Tables:
         row = await self.db.fetch_one("SELECT id FROM tables WHERE join_token = ?", (token,))
         return await self.get(row["id"]) if row else None
 
-    async def live(self, chat_id: int | None = None) -> list[TableRow]:
+    async def restorable(self, chat_id: int | None = None) -> list[TableRow]:
         """Every lobby and game in play, and every finished table whose result was not delivered yet (of one
         chat, if given)."""
         where = f"""(t.status IN (?, ?) OR (t.status = '{TableStatus.FINISHED.value}' AND EXISTS (
                       SELECT 1 FROM games AS g WHERE g.table_id = t.id AND g.finished_at IS NOT NULL
                       AND g.result_message_id IS NULL)))"""
-        params: list[object] = [s.value for s in LIVE]
+        params: list[object] = [s.value for s in OPEN]
         if chat_id is not None:
             where += " AND t.chat_id = ?"
             params.append(chat_id)

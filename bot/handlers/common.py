@@ -86,8 +86,8 @@ async def log_update(update: object, context: Context) -> None:
     elif update.effective_message is not None and (update.effective_message.text or "").startswith("/"):
         what, kind = (update.effective_message.text or "").split()[0].split("@")[0][:32], "command"
         if chat is not None:
-            live = deps(context).service.here(chat.id, thread_of(update.effective_message))
-            table = live.id if live else None
+            here = deps(context).service.here(chat.id, thread_of(update.effective_message))
+            table = here.id if here else None
     elif update.my_chat_member is not None:
         what, kind = f"membership {update.my_chat_member.new_chat_member.status}", "membership"
     elif update.effective_message is not None:

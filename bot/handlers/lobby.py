@@ -40,22 +40,22 @@ async def new_game(update: Update, context: Context) -> None:
 
 
 async def table_command(update: Update, context: Context) -> None:
-    """/join, /leave, /startgame and /cancel act on the live table of this chat (or forum topic)."""
+    """/join, /leave, /startgame and /cancel act on the open table of this chat (or forum topic)."""
     found = await asked(update, context)
     if found is None or not found[1].text:
         return
     d, message, user = found
     t = await d.presenter.group_text(message.chat_id)
-    live = d.service.here(message.chat_id, thread_of(message))
-    if live is None:
+    table = d.service.here(message.chat_id, thread_of(message))
+    if table is None:
         await reply(d, message, t("alert.no_table"))
         return
     command = message.text.split()[0].split("@")[0].lstrip("/") if message.text else ""
-    verdict = await _lobby_action(context, user, live, command)
+    verdict = await _lobby_action(context, user, table, command)
     answer = None
     if not verdict.ok:
         answer = await reply(d, message, alert(t, verdict))
-    await _note(d, live.id, message, answer)
+    await _note(d, table.id, message, answer)
 
 
 async def _note(d: Deps, table_id: int | None, message: Message, answer: int | None) -> None:
@@ -73,15 +73,15 @@ async def kick_command(update: Update, context: Context) -> None:
     d, message, user = found
     t = await d.presenter.group_text(message.chat_id)
     target = message.reply_to_message.from_user if message.reply_to_message else None
-    live = d.service.here(message.chat_id, thread_of(message))
+    table = d.service.here(message.chat_id, thread_of(message))
     if target is None or target.is_bot:
         await reply(d, message, t("kick.how"))
         return
-    if live is None:
+    if table is None:
         await reply(d, message, t("alert.no_table"))
         return
-    playing = live.row.status is TableStatus.PLAYING
-    verdict = await d.service.kick(live.id, target.id, user.id, await _admin(context, live, user))
+    playing = table.row.status is TableStatus.PLAYING
+    verdict = await d.service.kick(table.id, target.id, user.id, await _admin(context, table, user))
     if not verdict.ok:
         await reply(d, message, alert(t, verdict))
         return

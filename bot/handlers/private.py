@@ -12,7 +12,7 @@ from bot.deps import Deps, settings_of
 from bot.handlers.common import Context, alert, asked, deps, pressed, reply, show, text_for_chat, user_of
 from bot.i18n import Text
 from bot.service import Refusal
-from storage.records import LIVE, User
+from storage.records import OPEN, User
 
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -50,7 +50,7 @@ async def _join_by_link(d: Deps, user: User, token: str, t: Text) -> str:
     """A deep link from a table's chat seats members of that chat only: the token is unguessable and shown
     only there, and a stranger who got hold of it is still refused."""
     table = await d.storage.tables.by_token(token) if _TOKEN.fullmatch(token) else None
-    if table is None or table.status not in LIVE:
+    if table is None or table.status not in OPEN:
         return t("alert.bad_link")
     if not await d.members.is_member(table.chat_id, user.id):
         return t("alert.not_member")

@@ -23,7 +23,7 @@ async def open_lobby(
     try:
         row = await env.storage.tables.create(chat_id, thread_id, creator.id, options)
     except TableExists:
-        existing = await env.storage.tables.live_in(chat_id, thread_id)
+        existing = await env.storage.tables.open_in(chat_id, thread_id)
         return Verdict.refused(Refusal.LOBBY_EXISTS, table_id=existing.id if existing else None)
     table = tables[row.id] = Table(env, row, creator.display_name, chat_title)
     verdict = await table.lobby.join(creator)

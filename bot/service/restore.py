@@ -8,7 +8,7 @@ from bot.service.contracts import Env
 from bot.service.ending import ratings_of
 from bot.service.table import Table
 from storage import BrokenSnapshot
-from storage.records import LiveTable, TableRow, TableStatus
+from storage.records import Restorable, TableRow, TableStatus
 
 
 async def restore(env: Env, live: dict[int, Table], chat_id: int | None) -> list[tuple[TableRow, str]]:
@@ -16,10 +16,10 @@ async def restore(env: Env, live: dict[int, Table], chat_id: int | None) -> list
     being played and stays as it is. A game that cannot be loaded is marked broken and its group and players
     are told; returns those tables with the reason."""
     broken: list[tuple[TableRow, str]] = []
-    for item in await env.storage.live_tables(chat_id):
-        if item.table.id in live:
+    for item in await env.storage.restorable(chat_id):
+        if item.row.id in live:
             continue
-        table = live[item.table.id] = await restored(env, item)
+        table = live[item.row.id] = await restored(env, item)
         await table.resume()  # its first record: every screen of it is drawn again
         if item.game is not None and table.game is None:
             broken.append((table.row, table.row.broken_reason or ""))
@@ -28,10 +28,10 @@ async def restore(env: Env, live: dict[int, Table], chat_id: int | None) -> list
     return broken
 
 
-async def restored(env: Env, item: LiveTable) -> Table:
+async def restored(env: Env, item: Restorable) -> Table:
     """A lobby, a game in play, or a finished game whose result was not delivered before the process stopped.
     A game that cannot be loaded is marked broken (its table comes back without a game)."""
-    storage, row, game_row = env.storage, item.table, item.game
+    storage, row, game_row = env.storage, item.row, item.game
     creator = await storage.users.get(row.creator_id)
     chat = await storage.chats.get(row.chat_id)
     names = (creator.display_name if creator else "?", (chat.title if chat else "") or "")

@@ -104,7 +104,7 @@ class TableService:
         return await self._on(old_id, lambda old: rematch(self.env, self.tables, old, user))
 
     async def forget(self, user_id: int) -> int:
-        """/forgetme: the user leaves every live table first (a lobby frees the seat, a bot plays on a game
+        """/forgetme: the user leaves every open table first (a lobby frees the seat, a bot plays on a game
         they sit in), then storage forgets them; the tables they sat at are read again under the anonymous
         id their seats now carry. Returns that id."""
         seated = [t for t in self.tables.values() if t.open and t.seat_of(user_id) is not None]
@@ -147,7 +147,7 @@ class TableService:
 
     async def chat_refused(self, chat_id: int) -> None:
         """Telegram refuses our messages to this chat: a user blocked the bot (recorded; nothing more goes to
-        them until they write again), or the bot left a group (its live tables end)."""
+        them until they write again), or the bot left a group (its open tables end)."""
         if chat_id > 0:
             await self.storage.users.set_blocked(chat_id)
         else:
@@ -160,7 +160,7 @@ class TableService:
             await table.reload()
 
     async def close_chat(self, chat_id: int) -> None:
-        """The bot can no longer write to this chat (removed from the group): its live tables end there,
+        """The bot can no longer write to this chat (removed from the group): its open tables end there,
         unrated, and their players are told in private."""
         for table in [t for t in self.tables.values() if t.row.chat_id == chat_id]:
             await table.close(TableStatus.CANCELLED, "the bot cannot write to the chat")

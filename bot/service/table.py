@@ -170,7 +170,7 @@ class Table(Facts):
             return True
 
     async def close(self, status: TableStatus, reason: str | None = None) -> None:
-        """End a live table without a result (the bot left its group, say)."""
+        """End an open table without a result (the bot left its group, say)."""
         async with self.command():
             if self.open:
                 await self.end(status, reason)

@@ -54,7 +54,7 @@ async def _reads(store: Storage, lobby: int, game_id: int) -> list[object]:
         await store.chats.get(-2),
         await store.users.get(3),
         await store.tables.get(lobby),
-        await store.tables.live(),
+        await store.tables.restorable(),
         game,
         await store.games.log(game_id),
         await store.games.replay(game),

@@ -112,10 +112,10 @@ async def test_live_tables_bring_back_lobbies_and_games_in_one_call(store: Stora
     await store.chats.seen(-2, "group", "Lobby chat")
     lobby = await store.tables.create(-2, 0, 1, Options())
     await store.tables.add_seat(lobby.id, 1)
-    live = await store.live_tables()
-    by_id = {t.table.id: t for t in live}
+    live = await store.restorable()
+    by_id = {t.row.id: t for t in live}
     assert set(by_id) == {row.table_id, lobby.id}
     playing = by_id[row.table_id]
     assert playing.game is not None and store.games.load(playing.game) == game
-    assert len(playing.table.seats) == 3 and playing.table.deadline == 100.0
-    assert by_id[lobby.id].game is None and by_id[lobby.id].table.seats[0].user_id == 1
+    assert len(playing.row.seats) == 3 and playing.row.deadline == 100.0
+    assert by_id[lobby.id].game is None and by_id[lobby.id].row.seats[0].user_id == 1

@@ -115,7 +115,7 @@ async def test_postgresql_migrates_step_by_step_and_refuses_a_newer_schema(postg
         )
     store = await Storage.open(postgres_url)  # the rest of the steps, keeping the rows
     try:
-        (table,) = await store.tables.live()
+        (table,) = await store.tables.restorable()
         assert table.join_token  # step 3 gave the old table a token
         row = await store.db.fetch_one("SELECT version FROM schema_version")
         assert row is not None and row["version"] == LATEST

@@ -49,7 +49,7 @@ async def test_one_live_table_per_chat_or_forum_topic(store: Storage) -> None:
         await store.tables.create(-1, 0, 1, Options())
     other_topic = await store.tables.create(-1, 42, 1, Options())
     assert other_topic.thread_id == 42
-    live = await store.tables.live_in(-1, 42)
+    live = await store.tables.open_in(-1, 42)
     assert live is not None and live.id == other_topic.id
     # A finished table frees its place.
     await store.tables.set_status(table.id, TableStatus.FINISHED)

@@ -67,7 +67,7 @@ async def test_a_result_records_places_and_moves_rating_up_for_winners(store: St
     assert stored.duration == 300 and stored.pogony and stored.durak_seat == 2
     loser = next(p for p in stored.players if p.user_id == 3)
     assert loser.durak and loser.pogony and not loser.won
-    table = await store.tables.live_in(-1)
+    table = await store.tables.open_in(-1)
     assert table is None  # the table is finished
 
 

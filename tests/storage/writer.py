@@ -23,13 +23,13 @@ async def main(path: str, seed: int) -> None:
         await store.users.seen(User(id=user, first_name=f"P{user}"))
     await store.chats.seen(-1, "group", "Durability")
     while True:
-        live = await store.live_tables()
+        live = await store.restorable()
         if live and live[0].game is not None:
             row = live[0].game
             game = store.games.load(row)
         else:
             # A kill can land between opening the table and dealing: that lobby is simply used.
-            table = live[0].table if live else await store.tables.create(-1, 0, 1, Options())
+            table = live[0].row if live else await store.tables.create(-1, 0, 1, Options())
             seated = {s.user_id for s in table.seats}
             for user in (1, 2, 3):
                 if user not in seated:
