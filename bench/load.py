@@ -32,6 +32,11 @@ latency is then a move → the page of the player the table now waits for shows 
 mover's own page, press→answer is not measured (a page's tap has no callback to answer), and the Bot API calls
 per move are what is left in the chat (the group's table message; no hand while a page is open).
 
+The bot process is ``python -m bot`` started in a temporary directory: it runs the code Python finds for ``bot``,
+which is this checkout where the README's editable install was made. To measure another commit side by side,
+check it out in a work tree and run its bench with ``PYTHONPATH`` set to that tree (and this one's to this one),
+or both sides run the same bot.
+
 Ends with the largest N held at press→answer p99 < 150 ms, and the largest with turn latency p99 < 1 s. The database lives in the system's temp dir, or with
 ``--database postgresql`` in a fresh database on a throwaway PostgreSQL server (tests/postgres.py: the
 installed binaries, or ``DURAK_TEST_POSTGRES_URL``). ``--processes 2`` (PostgreSQL only) runs two bot

@@ -9,13 +9,17 @@ from datetime import UTC, datetime
 
 from init_data_py import errors, validate_by_hash
 
+from storage.records import User
+
 
 @dataclass(frozen=True, slots=True)
 class Viewer:
-    user_id: int
-    name: str
-    language: str | None  # the Telegram client's language (for a user the bot has not met)
+    user: User  # as Telegram says it (the record storage keeps of a user it meets)
     table_id: int | None  # the table the direct link named (``startapp``), if any
+
+    @property
+    def user_id(self) -> int:
+        return self.user.id
 
 
 def viewer(init_data: str, token: str, max_age: float, now: float) -> Viewer | None:
@@ -32,8 +36,14 @@ def viewer(init_data: str, token: str, max_age: float, now: float) -> Viewer | N
         return None
     if found.issued_at.timestamp() > now + 60:  # signed in the future: a clock gone wrong, or a forgery
         return None
-    name = " ".join(part for part in (user.first_name, user.last_name) if part)
-    return Viewer(user.id, name, user.language_code, table_of(found.start_param))
+    profile = User(
+        id=user.id,
+        first_name=user.first_name,
+        last_name=user.last_name,
+        username=user.username,
+        telegram_language=user.language_code,
+    )
+    return Viewer(profile, table_of(found.start_param))
 
 
 def table_of(start_param: str | None) -> int | None:

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from bot.i18n import Text
 from bot.service import Published
 from bot.web.snapshot import snapshot
+from storage.records import User
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,7 @@ class Page:
     user_id: int
     table_id: int
     t: Text
+    profile: User  # the viewer as Telegram says it (recorded when they join from the page)
     visible: bool = True  # the page says whether it is on screen (a hidden page's turn still sounds)
     shown: int = 0  # the version of the last record sent
     sending: asyncio.Task[None] | None = field(default=None, repr=False)
@@ -114,7 +116,7 @@ class Hub:
             if record is None or record.version <= page.shown:
                 return
             page.shown = record.version
-            state = snapshot(record, page.seat(record), page.t)
+            state = snapshot(record, page.seat(record), page.t, page.user_id)
             try:
                 await page.socket.send_str(json.dumps({"type": "state", **state}, ensure_ascii=False))
             except (ConnectionError, RuntimeError) as exc:  # the page went away while it was sent

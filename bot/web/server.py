@@ -96,7 +96,8 @@ class WebServer:
             t = texts(self.default_language)
             return web.json_response({"error": "unauthorized", "text": t("web.unauthorized")}, status=401)
         t = await self._text(who)
-        table_id = who.table_id or number(request.query.get("table", ""))
+        # The table the page asks for (a rematch moves it on), else the one its link named.
+        table_id = number(request.query.get("table", "")) or who.table_id
         record = self.service.table(table_id) if table_id else None
         if table_id is None or record is None:
             return web.json_response({"error": "no such table", "text": t("web.gone")}, status=404)
@@ -107,7 +108,7 @@ class WebServer:
         if not socket.can_prepare(request).ok:
             return web.json_response({"ok": True})
         await socket.prepare(request)
-        page = Page(socket, who.user_id, table_id, t)
+        page = Page(socket, who.user_id, table_id, t, who.user)
         self.hub.open(page)
         tokens, last = float(BURST), self.clock()
         try:
@@ -127,10 +128,8 @@ class WebServer:
 
     async def _text(self, who: Viewer) -> Text:
         """The viewer's language: as they chose it with the bot, else their Telegram client's."""
-        user = await self.service.storage.users.get(who.user_id)
-        if user is not None:
-            return texts(user.language or language_for(user.telegram_language, self.default_language))
-        return texts(language_for(who.language, self.default_language))
+        user = await self.service.storage.users.get(who.user_id) or who.user
+        return texts(user.language or language_for(user.telegram_language, self.default_language))
 
     async def _command(self, page: Page, data: str) -> None:
         """One thing the page asks: a move, a concession, "I'm back", or whether it is on screen."""
@@ -159,8 +158,24 @@ class WebServer:
             verdict = await service.concede(table, user, "yes")
         elif asked.get("back") is True:
             verdict = await service.reclaim(table, user)
+        elif asked.get("lobby") in ("join", "start", "rematch"):
+            verdict = await self._lobby(page, str(asked["lobby"]))
         if verdict is not None and not verdict.ok:
             await page.socket.send_str(message("refused", text=alert(page.t, verdict)))
+
+    async def _lobby(self, page: Page, action: str) -> Verdict:
+        """Join (or confirm a rematch), Start (the host), Rematch: as the lobby's and the result's buttons
+        do; a rematch moves the page on to the new table."""
+        service, table = self.service, page.table_id
+        if action == "start":
+            return await service.start(table, page.user_id, False)
+        user = await service.storage.users.seen(page.profile)
+        if action == "join":
+            return await service.join(table, user)
+        verdict = await service.rematch(table, user)
+        if verdict.ok and verdict.table_id is not None:
+            await page.socket.send_str(message("moved", table=verdict.table_id))
+        return verdict
 
 
 def watch_tables(settings: Settings, deps: Deps) -> Hub | None:

@@ -36,8 +36,9 @@ def card(c: int) -> dict[str, Any]:
     return {"code": card_code(c), "face": face(c), "rank": rank(c), "suit": suit(c), "red": suit(c) >= 2}
 
 
-def snapshot(record: Published, seat: int | None, t: Text) -> dict[str, Any]:
-    """The state one viewer's page shows: ``seat`` a seated player's, None a spectator's."""
+def snapshot(record: Published, seat: int | None, t: Text, user_id: int | None = None) -> dict[str, Any]:
+    """The state one viewer's page shows: ``seat`` a seated player's, None a spectator's (``user_id``: the
+    viewer, whom a lobby may offer Join or Start)."""
     names = names_of(record, t)
     row = record.row
     state: dict[str, Any] = {
@@ -54,7 +55,13 @@ def snapshot(record: Published, seat: int | None, t: Text) -> dict[str, Any]:
         return state
     game = record.game
     if game is None:
-        state["lobby"] = {"players": names, "notice": plain(t("web.lobby"))}
+        pending = user_id in record.pending
+        state["lobby"] = {
+            "players": names,
+            "notice": plain(t("web.lobby")),
+            "join": row.status is TableStatus.LOBBY and (seat is None or pending),
+            "start": row.status is TableStatus.LOBBY and user_id == row.creator_id and len(row.seats) >= 2,
+        }
         return state
     v = view(game, seat)
     state["game"] = _table(record, v, names, t)
@@ -71,6 +78,7 @@ def snapshot(record: Published, seat: int | None, t: Text) -> dict[str, Any]:
             game_id=row_game.id if row_game else None,
         )
         state["result"] = [line for line in plain(text).split("\n") if line.strip()]
+        state["rematch"] = record.rematch_open and seat is not None
     return state
 
 
@@ -152,6 +160,9 @@ def _labels(t: Text) -> dict[str, str]:
         "concede_yes": plain(t("button.concede_yes")),
         "concede_no": plain(t("button.concede_no")),
         "back": plain(t("button.back")),
+        "join": plain(t("lobby.join")),
+        "start": plain(t("lobby.start")),
+        "rematch": plain(t("lobby.rematch")),
         "cancel": plain(t("button.cancel")),
     }
     return found

@@ -32,7 +32,7 @@ def test_init_data_is_checked_as_telegram_documents_it() -> None:
     now = time.time()
     good = signed(7, "Ann", 12)
     found = viewer(good, TOKEN, 3600, now)
-    assert found is not None and (found.user_id, found.table_id, found.name) == (7, 12, "Ann")
+    assert found is not None and (found.user_id, found.table_id, found.user.first_name) == (7, 12, "Ann")
     assert viewer("", TOKEN, 3600, now) is None  # missing
     assert viewer(good, TOKEN.replace("A", "B", 1) + "x", 3600, now) is None  # another bot's token
     assert viewer(good.replace("Ann", "Bob"), TOKEN, 3600, now) is None  # altered
@@ -109,7 +109,11 @@ async def test_each_viewer_is_sent_what_they_may_see_and_a_game_plays_to_the_end
     assert record is not None and record.game is not None and record.game.over
     for page in pages.values():
         await fake.wait_for(lambda: "result" in page.state, what="the result on the page")
-        assert page.state["version"] == service.table(tid).version  # type: ignore[union-attr]
+        # ... and, once it settles, the table's last record (a message id stored after the result is one).
+        await fake.wait_for(
+            lambda: (r := service.table(tid)) is not None and page.state["version"] == r.version,
+            what="the last record on the page",
+        )
     # Nobody was ever sent a card they could not see: their own, those on the table, the trump turned up.
     viewers: list[tuple[int | None, Page]] = [*pages.items(), (None, watcher)]
     for who, shown in viewers:
@@ -142,6 +146,23 @@ async def test_each_viewer_is_sent_what_they_may_see_and_a_game_plays_to_the_end
     for page in [*pages.values(), watcher]:
         await page.close()
     await fake.wait_for(lambda: private_calls() >= calls + 2, what="the hands drawn in the chat again")
+    # The rematch from the page: Ann's page follows her to the new table, Bob confirms there, Ann deals.
+    ann = await Page.open(web, signed(1, "Ann", tid))
+    await fake.wait_for(lambda: ann.states and ann.state.get("rematch"), what="the rematch offered")
+    await ann.send(lobby="rematch")
+    await fake.wait_for(lambda: ann.moved, what="the page moved on")
+    new = ann.moved[0]
+    await ann.close()
+    ann = await Page.open(web, signed(1, "Ann", tid), new)
+    bob = await Page.open(web, signed(2, "Bob", tid), new)
+    await fake.wait_for(lambda: bob.states and bob.state["lobby"]["join"], what="Bob asked to confirm")
+    assert ann.state["lobby"]["start"] and not ann.state["lobby"]["join"]
+    await bob.send(lobby="join")
+    await fake.wait_for(lambda: not bob.state.get("lobby", {}).get("join", True), what="Bob confirmed")
+    await ann.send(lobby="start")
+    await fake.wait_for(lambda: "hand" in ann.state and "hand" in bob.state, what="the new deal")
+    for page in (ann, bob):
+        await page.close()
 
 
 async def test_a_refused_tap_is_told_and_a_dropped_page_resumes(web: Harness) -> None:

@@ -105,6 +105,15 @@ async def test_two_pages_and_a_chat_player_play_a_whole_game(web: Harness) -> No
         for browser in (ann, bob, dan):
             assert "Game over" in await shown(browser, "#result")
         assert dropped
+        # Rematch from the page: Ann's page follows her to the new table's lobby, where she is the host.
+        (again,) = await ann.all("#result button[data-lobby=rematch]")
+        await ann.click(again)
+        for _ in range(300):
+            if await ann.all("#buttons button[data-lobby=start]"):
+                break
+            await asyncio.sleep(0.02)
+        assert "Bob" in await ann.text("#seats")
+        assert await ann.all("#buttons button[data-lobby=start]")
         record = service.table(tid)
         assert record is not None and record.game_row is not None
         assert len(await web.deps.storage.results.players(record.game_row.id)) == 3

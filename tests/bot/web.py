@@ -34,6 +34,7 @@ class Page:
         self.session, self.socket = session, socket
         self.states: list[dict[str, Any]] = []
         self.refusals: list[str] = []
+        self.moved: list[int] = []  # the tables a rematch moved the page to
         self.raw: list[str] = []  # every frame as it came (what a page's DOM could ever hold)
         self.reader = asyncio.get_running_loop().create_task(self._read())
 
@@ -52,6 +53,8 @@ class Page:
             found = json.loads(frame.data)
             if found["type"] == "state":
                 self.states.append(found)
+            elif found["type"] == "moved":
+                self.moved.append(found["table"])
             else:
                 self.refusals.append(found["text"])
 

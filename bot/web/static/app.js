@@ -7,13 +7,14 @@ const $ = (id) => document.getElementById(id);
 const launch = new URLSearchParams(location.hash.slice(1));
 const query = new URLSearchParams(location.search);
 const init = (tg() && tg().initData) || launch.get("tgWebAppData") || "";
-const table = query.get("table") || "";
+let table = query.get("table") || "";
 
 let state = null;
 let picked = null; // a card picked to cover with, while the player chooses which attack card
 let socket = null;
 let wait = 500; // before the next reconnect, growing while the server cannot be reached
 let myTurn = false;
+let moving = false; // the socket closes to follow a rematch
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -144,6 +145,22 @@ function drawHand(hand, labels) {
   }
 }
 
+function drawLobby(lobby, labels) {
+  const seats = $("seats");
+  seats.hidden = false;
+  seats.replaceChildren(...lobby.players.map((name) => el("div", "seat", name)));
+  const buttons = $("buttons");
+  buttons.hidden = false;
+  buttons.replaceChildren();
+  for (const action of ["join", "start"]) {
+    if (!lobby[action]) continue;
+    const node = el("button", action === "start" ? "" : "quiet", labels[action]);
+    node.dataset.lobby = action;
+    node.onclick = () => send({ lobby: action });
+    buttons.append(node);
+  }
+}
+
 function draw() {
   const s = state;
   const labels = s.labels;
@@ -153,6 +170,8 @@ function draw() {
   if (s.notice) $("notice").textContent = s.notice;
   else if (s.lobby) $("notice").textContent = s.lobby.notice;
   else if (game && s.seat === null) $("notice").textContent = labels.watching;
+  $("result").hidden = true;
+  if (s.lobby) drawLobby(s.lobby, labels);
   if (!game) return;
   if (picked && !(s.hand && s.hand.cards.some((c) => c.code === picked.code && c.moves.length > 1))) picked = null;
   drawSeats(game);
@@ -163,6 +182,12 @@ function draw() {
   const result = $("result");
   result.hidden = !s.result;
   result.replaceChildren(...(s.result || []).map((line) => el("p", "", line)));
+  if (s.rematch) {
+    const again = el("button", "", labels.rematch);
+    again.dataset.lobby = "rematch";
+    again.onclick = () => send({ lobby: "rematch" });
+    result.append(again);
+  }
   const turn = Boolean(s.hand && game.seats[s.seat] && game.seats[s.seat].to_act);
   if (turn && !myTurn && tg() && tg().HapticFeedback) tg().HapticFeedback.notificationOccurred("warning");
   myTurn = turn;
@@ -186,10 +211,15 @@ function connect() {
       draw();
     } else if (message.type === "refused") {
       toast(message.text);
+    } else if (message.type === "moved") { // a rematch: the page follows the players to the new table
+      table = String(message.table);
+      moving = true;
+      socket.close();
     }
   };
   socket.onclose = () => {
     socket = null;
+    if (moving) { moving = false; state = null; picked = null; return connect(); }
     if (state) { $("offline").textContent = state.labels.offline; $("offline").hidden = false; }
     fetch(url.replace(/^ws/, "http")).then((answer) => {
       if (answer.status === 401 || answer.status === 403 || answer.status === 404) return answer.json().then(refused);
