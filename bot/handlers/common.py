@@ -161,7 +161,7 @@ def alert(t: Text, verdict: Verdict) -> str:
     if verdict.refusal is Refusal.ILLEGAL:
         return t(f"reason.{verdict.reason}")
     assert verdict.refusal is not None
-    return t(verdict.refusal.value, link="")
+    return t(verdict.refusal.value)
 
 
 async def answer(query: CallbackQuery, t: Text, verdict: Verdict) -> None:

@@ -119,6 +119,8 @@ def prompt_line(view: View, names: Sequence[str], t: Text, selected: int | None)
     found = choices(view)
     if not found:
         return _waiting(view, names, t)
+    if found == [Kind.TAKE] and seat == view.defender:
+        return t("hand.nothing_beats")  # not "you defend: take the cards"
     defender = name_of(names, view.defender)
     if Kind.LEAD in found:
         role = t("hand.role_lead", name=defender)

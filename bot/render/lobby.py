@@ -74,7 +74,7 @@ def lobby_text(
         level = options.bot_level.value
         lines.append(t("lobby.bot_level", level=t(f"option.bot_level_{level}"), how=t(f"level.{level}")))
     lines.append("")
-    lines.append(t("lobby.hint"))
+    lines.append(t("lobby.hint_teams" if options.teams else "lobby.hint"))  # a team game needs 4 or 6
     return "\n".join(lines)
 
 

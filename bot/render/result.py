@@ -66,13 +66,11 @@ def loser_lines(result: Result, names: Sequence[str], t: Text) -> list[str]:
     """Who lost: the durak (or the durak team), or a draw."""
     if result.losing_team is not None:
         team = result.losing_team_seats()
-        return [
-            t(
-                "result.durak_team",
-                names=", ".join(name_of(names, s) for s in team),
-                holders=", ".join(name_of(names, s) for s in result.losers),
-            )
-        ]
+        named = ", ".join(name_of(names, s) for s in team)
+        if set(result.losers) == set(team):  # everybody on it held cards: no need to name them twice
+            return [t("result.durak_team_all", names=named)]
+        holders = ", ".join(name_of(names, s) for s in result.losers)
+        return [t("result.durak_team", names=named, holders=holders)]
     lines = []
     if result.draw:
         lines.append(t("result.draw"))

@@ -417,7 +417,9 @@ async def test_a_user_chooses_the_language_of_private_messages(harness: Harness)
     )
     russian = next(data for label, data in menu.buttons() if "Русский" in label)
     await press_and_wait(fake, 1, 1, menu.message_id, russian)
-    await fake.wait_for(lambda: "Язык" in fake.messages[1][menu.message_id].text, what="the menu in Russian")
+    await fake.wait_for(
+        lambda: "Ваши настройки" in fake.messages[1][menu.message_id].text, what="the menu in Russian"
+    )
     fake.send(1, GROUP, "/newgame")
     lobby = await _lobby_in(harness, GROUP)
     await press_and_wait(fake, 2, GROUP, lobby.message_id, f"L:{table_id(lobby)}:join")

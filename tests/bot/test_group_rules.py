@@ -53,7 +53,7 @@ async def test_a_group_whose_admins_open_tables_refuses_anyone_else(harness: Har
     await fake.wait_for(lambda: lobbies(fake, GROUP), what="the admin's lobby")
     # Back to everyone: Bob's /newgame is refused only because a table is open here already.
     assert await press_setting(fake, 1, GROUP, menu, "Who opens tables") == "Who opens tables: everyone"
-    assert "There is already a table here" in (await reply_to(fake, 2, GROUP, "/newgame")).text
+    assert "already a table open here" in (await reply_to(fake, 2, GROUP, "/newgame")).text
 
 
 async def test_a_forum_may_keep_one_table_in_the_whole_group(harness: Harness) -> None:

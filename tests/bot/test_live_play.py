@@ -111,7 +111,7 @@ def test_the_defender_hears_what_was_led_on_them_and_transfer_is_explained() -> 
     t = texts("en")
     text = hand_text(view(g, 1), NAMES, t, "Friends", last=Event(EventKind.LED, 0, (card("7s"),)))
     assert "Ann leads 7♠️ on you" in text
-    assert "transfer to Cid with a card of the same rank (⇄)" in text and "take the cards (Take)" in text
+    assert "transfer to Cid with a card of the same rank (⇄)" in text and "press Take to pick up" in text
 
 
 # ---------------------------------------------------------------------- through the real bot
@@ -165,7 +165,7 @@ async def test_every_turn_that_comes_to_a_person_sounds_and_every_hand_ends_on_i
         table = fake.messages[GROUP][lobby.message_id].text
         assert "🔷" in table and "🔶" in table
         assert "The winning team" in result or "A draw" in result
-        assert any("Your partner: Cid" in s.text for s in hand_draws(fake, 1))
+        assert any("On your team: Cid" in s.text for s in hand_draws(fake, 1))
 
 
 async def test_a_player_about_to_miss_a_move_is_warned_with_sound(harness: Harness) -> None:
@@ -183,7 +183,7 @@ async def test_a_player_about_to_miss_a_move_is_warned_with_sound(harness: Harne
         what="the warning",
     )
     assert warned.method == "sendMessage" and warned.sound
-    assert "missed move 1 of 2" in warned.text  # heads-up: a bot takes the seat after two
+    assert "miss 1 of 2 in a row" in warned.text  # heads-up: a bot takes the seat after two
     assert first.message_id not in fake.messages[lead]  # the old hand went: one hand in the chat
 
     # The group's time left was redrawn at the warning too (no move happened since the deal).
