@@ -11,7 +11,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.callbacks import CardsPress, LobbyPress, encode
 from bot.hand_drafts import HandDrafts, in_private, names_of, warned
-from bot.i18n import Text, language_for, texts
+from bot.i18n import Text, texts, user_texts
 from bot.kinds import MessageKind
 from bot.members import ChatMembers
 from bot.messages import Draft
@@ -74,10 +74,7 @@ class Drafts:
         return texts(chat.language if chat and chat.language else self.default_language)
 
     async def user_text(self, user_id: int) -> Text:
-        user = await self.storage.users.get(user_id)
-        if user is None:
-            return texts(self.default_language)
-        return texts(user.language or language_for(user.telegram_language, self.default_language))
+        return user_texts(await self.storage.users.get(user_id), self.default_language)
 
     # ------------------------------------------------------------------ drafts
 

@@ -14,6 +14,7 @@ from babel.dates import format_date
 from babel.lists import format_list
 from babel.numbers import format_decimal
 
+from storage.records import User
 from storage.seasons import months
 
 LANGUAGES = ("ru", "uk", "en")
@@ -112,3 +113,11 @@ class Text:
 @cache
 def texts(language: str) -> Text:
     return Text(language)
+
+
+def user_texts(user: User | None, default: str) -> Text:
+    """A user's texts: in the language they chose with the bot, else their Telegram client's, else
+    ``default`` (a user the bot has not met)."""
+    if user is None:
+        return texts(default)
+    return texts(user.language or language_for(user.telegram_language, default))

@@ -37,13 +37,16 @@ class Page:
     """One open web table: who looks at which table, in which language, through which socket."""
 
     socket: Socket
-    user_id: int
     table_id: int
     t: Text
     profile: User  # the viewer as Telegram says it (recorded when they join from the page)
     visible: bool = True  # the page says whether it is on screen (a hidden page's turn still sounds)
     shown: int = 0  # the version of the last record sent
     sending: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    @property
+    def user_id(self) -> int:
+        return self.profile.id
 
     def seat(self, record: Published) -> int | None:
         """The viewer's seat at the table, or None: they watch."""
@@ -118,7 +121,7 @@ class Hub:
             page.shown = record.version
             state = snapshot(record, page.seat(record), page.t, page.user_id)
             try:
-                await page.socket.send_str(json.dumps({"type": "state", **state}, ensure_ascii=False))
+                await page.socket.send_str(message("state", **state))
             except (ConnectionError, RuntimeError) as exc:  # the page went away while it was sent
                 log.debug("web table %s: a page stopped listening: %s", page.table_id, exc)
                 return

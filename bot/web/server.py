@@ -19,7 +19,7 @@ from aiohttp import WSMsgType, web
 from bot.callbacks import number
 from bot.deps import Deps
 from bot.handlers.common import alert
-from bot.i18n import Text, language_for, texts
+from bot.i18n import Text, texts, user_texts
 from bot.members import ChatMembers
 from bot.service import Refusal, TableService, Verdict, Watchers
 from bot.settings import Settings
@@ -108,7 +108,7 @@ class WebServer:
         if not socket.can_prepare(request).ok:
             return web.json_response({"ok": True})
         await socket.prepare(request)
-        page = Page(socket, who.user_id, table_id, t, who.user)
+        page = Page(socket, table_id, t, who.user)
         self.hub.open(page)
         tokens, last = float(BURST), self.clock()
         try:
@@ -128,8 +128,8 @@ class WebServer:
 
     async def _text(self, who: Viewer) -> Text:
         """The viewer's language: as they chose it with the bot, else their Telegram client's."""
-        user = await self.service.storage.users.get(who.user_id) or who.user
-        return texts(user.language or language_for(user.telegram_language, self.default_language))
+        known = await self.service.storage.users.get(who.user_id)
+        return user_texts(known or who.user, self.default_language)
 
     async def _command(self, page: Page, data: str) -> None:
         """One thing the page asks: a move, a concession, "I'm back", or whether it is on screen."""

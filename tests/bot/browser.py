@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
@@ -89,8 +90,13 @@ class Browser:
         )
         return set(found)
 
-    async def click(self, element: WebElement) -> None:
-        await asyncio.to_thread(element.click)
+    async def click(self, element: WebElement) -> bool:
+        """Tap ``element``; False if the page was drawn anew since it was found (a new state came)."""
+        try:
+            await asyncio.to_thread(element.click)
+        except StaleElementReferenceException:
+            return False
+        return True
 
     async def screenshot(self, path: Path) -> None:
         await asyncio.to_thread(self.driver.save_screenshot, str(path))

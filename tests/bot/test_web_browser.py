@@ -81,10 +81,14 @@ async def test_two_pages_and_a_chat_player_play_a_whole_game(web: Harness) -> No
             game = record.game
             for seat in range(3):
                 seen[seat] |= {card_code(c) for c in game.hand(seat)}
+            # Public: on the table now, or once and since discarded or picked up (the engine's public view says
+            # which: a bout can end between the page being read and the table), and the trump turned up.
+            everybody = view(game, None)
             public.update(card_code(c) for pair in game.table() for c in pair if c is not None)
-            trump = view(game, None).trump_card
-            if trump is not None:
-                public.add(card_code(trump))
+            public.update(card_code(c) for c in everybody.seen)
+            public.update(card_code(c) for info in everybody.seats for c in info.known)
+            if everybody.trump_card is not None:
+                public.add(card_code(everybody.trump_card))
             for seat, codes in held.items():
                 assert codes <= seen[seat] | public, f"seat {seat} sees a hidden card"
             assert watched <= public
@@ -107,7 +111,7 @@ async def test_two_pages_and_a_chat_player_play_a_whole_game(web: Harness) -> No
         assert dropped
         # Rematch from the page: Ann's page follows her to the new table's lobby, where she is the host.
         (again,) = await ann.all("#result button[data-lobby=rematch]")
-        await ann.click(again)
+        assert await ann.click(again)
         for _ in range(300):
             if await ann.all("#buttons button[data-lobby=start]"):
                 break
@@ -139,12 +143,14 @@ async def _move(web: Harness, pages: dict[int, Browser], rng: random.Random, tid
         browser = pages[seat]
         picked = await browser.all("#table .pair.target")
         if picked:
-            await browser.click(rng.choice(picked))
+            if not await browser.click(rng.choice(picked)):
+                return False  # drawn anew meanwhile: the next round looks again
             return await _moved(web, tid, record.version)
         taps = await browser.all("#hand .card.legal") + await browser.all("#buttons button[data-move]")
         if not taps:
             continue
-        await browser.click(rng.choice(taps))
+        if not await browser.click(rng.choice(taps)):
+            return False
         if await browser.all("#table .pair.target"):  # a card that covers several: which? (next round)
             return True
         return await _moved(web, tid, record.version)
