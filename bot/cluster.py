@@ -14,6 +14,9 @@ longer than a lease.
 Private chats without a table in question (/language, /stats, /help) are handled wherever they arrive; the
 caches of users and chats are kept true by NOTIFYs of every change (``Database.changed``). Telegram's overall
 budget (30 sends a second) belongs to the bot token: each alive process keeps an equal part of it.
+
+A web table's page (bot.web.server) may open its socket at any process: one that does not play the table
+relays the socket to the process that does, at the address it registers beside its lease.
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ class Cluster:
         self._claiming = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
         self._wake = asyncio.Event()
+        self.web: str | None = None  # where other processes reach this one's web table (bot.web.server)
 
     # ------------------------------------------------------------------ routing updates
 
@@ -126,6 +130,17 @@ class Cluster:
                 self._chat_of[table_id] = chat
         return chat
 
+    async def web_peer(self, table_id: int) -> str | None:
+        """Where a page of the table is served from: None if here (this process plays it, or now claims
+        it, or nobody knows the table), else the owner's web address ("" if it serves no web table)."""
+        chat = await self._table_chat(table_id)
+        if chat is None or chat in self.owned:
+            return None
+        owner = await self.claim(chat)
+        if owner == self.me:
+            return None
+        return await self.storage.owners.web_of(owner) or ""
+
     # ------------------------------------------------------------------ owning chats
 
     async def claim(self, chat: int) -> str:
@@ -148,7 +163,7 @@ class Cluster:
 
     async def _renew(self) -> None:
         # Telegram's overall budget belongs to the token, not the process: each alive process takes its part.
-        self.outbox.share(await self.storage.owners.alive(self.me, self.lease))
+        self.outbox.share(await self.storage.owners.alive(self.me, self.lease, web=self.web))
         async with self._claiming:  # a claim under way is either all done or not begun
             held = await self.storage.owners.renew(self.me, self.lease)
             for chat in self.owned - held:

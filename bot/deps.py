@@ -26,8 +26,11 @@ class Router(Protocol):
     """This process's part among several on one PostgreSQL database (bot.cluster.Cluster)."""
 
     owned: set[int]  # the chats it holds now
+    web: str | None  # where the others reach its web table
 
     async def route(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None: ...
+
+    async def web_peer(self, table_id: int) -> str | None: ...
 
     async def stop(self) -> None: ...
 
@@ -39,6 +42,8 @@ class Watch(Protocol):
     port: int
 
     async def stop(self) -> None: ...
+
+    def held(self) -> dict[str, int]: ...
 
 
 @dataclass

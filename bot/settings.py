@@ -89,6 +89,9 @@ class Settings(BaseSettings):
     web_port: int | None = Field(None, ge=0, le=65535)
     web_listen: str = "127.0.0.1"
     web_app: str | None = Field(None, pattern=r"^[A-Za-z0-9_]{3,30}$")
+    # With several processes (PostgreSQL): where the others reach this process's web table, on the private
+    # network (unset: http://WEB_LISTEN:WEB_PORT, or this host's name when WEB_LISTEN is every address).
+    web_peer_url: str | None = Field(None, pattern=r"^https?://[^/?#]+$")
     # Seconds a page's Telegram login (initData) is accepted after it was opened.
     web_login_age: int = Field(86400, ge=60)
     # Telegram's limits scaled in time: 1 is Telegram; tests against a fake Bot API run faster (e.g. 0.01).

@@ -61,6 +61,7 @@ class State(Collector):
             **self.deps.outbox.held(),
             **self.deps.presenter.held(),
             **(self.deps.hub.held() if self.deps.hub is not None else {}),
+            **(self.deps.web.held() if self.deps.web is not None else {}),
             "users_cached": storage.users.held(),
             "chats_cached": storage.chats.held(),
             "members_known": self.deps.members.held(),
@@ -111,6 +112,9 @@ class Server:
             REGISTRY.unregister(self._state)
             await self._runner.cleanup()
             self._runner = None
+
+    def held(self) -> dict[str, int]:
+        return {}  # nothing kept per chat, table or page
 
     async def _metrics(self, request: web.Request) -> web.Response:
         body = generate_latest(REGISTRY)  # on the event loop: the state it reads is the loop's

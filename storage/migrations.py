@@ -213,6 +213,11 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (table_id, chat_id, message_id)
     ) WITHOUT ROWID;
     """,
+    # 12: where another process reaches this one's web table (its own address, not the public one): a page
+    # that opened its socket at any process is relayed to the process that plays its table.
+    """
+    ALTER TABLE processes ADD COLUMN web TEXT;
+    """,
 ]
 
 # PostgreSQL runs the same steps, translated by these rules (the only place the two schemas differ): 64-bit

@@ -51,17 +51,23 @@ class Owners:
         await self.db.execute("DELETE FROM chat_owners WHERE owner = ?", (me,))
         await self.db.execute("DELETE FROM processes WHERE name = ?", (me,))
 
-    async def alive(self, me: str, lease: float, *, now: float | None = None) -> int:
-        """``me`` is alive for another lease; returns how many processes are (``me`` among them)."""
+    async def alive(self, me: str, lease: float, *, web: str | None = None, now: float | None = None) -> int:
+        """``me`` is alive for another lease (its web table reached at ``web``, if it serves one); returns how
+        many processes are (``me`` among them)."""
         now = time.time() if now is None else now
         await self.db.execute(
-            """INSERT INTO processes (name, alive_until) VALUES (?, ?)
-               ON CONFLICT (name) DO UPDATE SET alive_until = excluded.alive_until""",
-            (me, now + lease),
+            """INSERT INTO processes (name, alive_until, web) VALUES (?, ?, ?)
+               ON CONFLICT (name) DO UPDATE SET alive_until = excluded.alive_until, web = excluded.web""",
+            (me, now + lease, web),
         )
         await self.db.execute("DELETE FROM processes WHERE alive_until < ?", (now - 10 * lease,))
         row = await self.db.fetch_one("SELECT COUNT(*) AS n FROM processes WHERE alive_until >= ?", (now,))
         return int(row["n"]) if row else 1
+
+    async def web_of(self, owner: str) -> str | None:
+        """Where another process reaches ``owner``'s web table, if it serves one."""
+        row = await self.db.fetch_one("SELECT web FROM processes WHERE name = ?", (owner,))
+        return str(row["web"]) if row and row["web"] else None
 
     async def orphaned(self, *, now: float | None = None) -> list[int]:
         """Chats with open tables whose owner's lease ran out, or that nobody owns."""

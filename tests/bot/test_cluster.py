@@ -12,10 +12,12 @@ import random
 import signal
 import socket
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import aiohttp
 import psycopg
 
 from bot.callbacks import MovePress, PickPress, decode
@@ -24,6 +26,8 @@ from engine.snapshot import loads
 from storage import Storage
 from tests.bot.fake_telegram import TOKEN, FakeTelegram
 from tests.bot.players import hand_message, is_result
+from tests.bot.web import Page as WebPage
+from tests.bot.web import signed
 
 ROOT = Path(__file__).resolve().parents[2]
 GROUPS = (-101, -102, -103, -104)
@@ -38,9 +42,10 @@ def _free_port() -> int:
 
 
 async def bot_process(
-    api_port: int, database_url: str, hook_port: int, log: Path
+    api_port: int, database_url: str, hook_port: int, log: Path, web_port: int | None = None
 ) -> asyncio.subprocess.Process:
     env = {
+        **({"WEB_PORT": str(web_port)} if web_port is not None else {}),
         "PATH": os.environ.get("PATH", ""),
         "BOT_TOKEN": TOKEN,
         "BOT_API_URL": f"http://127.0.0.1:{api_port}/bot",
@@ -75,25 +80,30 @@ class Cluster:
     fake: FakeTelegram
     bots: list[asyncio.subprocess.Process]
     logs: list[Path]
+    web: list[str]  # each process's web table (with web=True)
 
 
 @contextlib.asynccontextmanager
-async def two_processes(tmp_path: Path, postgres_url: str) -> AsyncIterator[Cluster]:
+async def two_processes(tmp_path: Path, postgres_url: str, *, web: bool = False) -> AsyncIterator[Cluster]:
     """Two bot processes on one database, behind the fake's load balancer, stopped with SIGTERM after."""
     fake = FakeTelegram()
     runner, api_port = await fake.serve()
     ports = [_free_port(), _free_port()]
+    web_ports = [_free_port(), _free_port()] if web else [None, None]
     logs = [tmp_path / f"bot{i}.log" for i in range(2)]
-    bots = [await bot_process(api_port, postgres_url, p, log) for p, log in zip(ports, logs, strict=True)]
+    bots = [
+        await bot_process(api_port, postgres_url, p, log, w)
+        for p, log, w in zip(ports, logs, web_ports, strict=True)
+    ]
     try:
-        for port in ports:
+        for port in [*ports, *(w for w in web_ports if w is not None)]:
             for _ in range(600):
                 if await listening(port):
                     break
                 await asyncio.sleep(0.1)
         fake.balance = [f"http://127.0.0.1:{p}/durak" for p in ports]
         await fake.wait_for(lambda: fake.webhook, timeout=30, what="the webhook set")
-        yield Cluster(fake, bots, logs)
+        yield Cluster(fake, bots, logs, [f"http://127.0.0.1:{w}" for w in web_ports if w is not None])
     finally:
         for bot in bots:
             if bot.returncode is None:
@@ -285,3 +295,108 @@ async def test_a_group_that_becomes_a_supergroup_stays_with_the_process_playing_
     lines = [line for log in logs for line in log.read_text().splitlines()]
     restored = [line for line in lines if f"took chat {new} over" in line and "over: 0 tables" not in line]
     assert not restored, restored  # nobody restored a second copy of the table being played
+
+
+async def test_a_page_opened_at_any_process_plays_its_table_and_follows_it_when_its_process_dies(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """The web table behind a load balancer: both players' pages open their sockets at the process that does
+    not play the table, are relayed to the one that does, and see every move; when that one is killed, the
+    pages open again, the survivor takes the table over, and the game ends through the pages."""
+    group = -301
+    async with two_processes(tmp_path, postgres_url, web=True) as cluster:
+        fake, bots = cluster.fake, cluster.bots
+        fake.add_group(group, "Web friends")
+        users = [1, 2]
+        for user in users:
+            fake.add_user(user, f"P{user}")
+            fake.send(user, user, "/start")
+        fake.send(1, group, "/newgame")
+        lobby = await fake.wait_for(
+            lambda: next((m for m in fake.bot_messages(group) if m.buttons()), None),
+            timeout=30,
+            what="a lobby",
+        )
+        table = int(lobby.buttons()[0][1].split(":")[1])
+        fake.press(2, group, lobby.message_id, f"L:{table}:join")
+        await fake.wait_for(
+            lambda: "P2" in fake.messages[group][lobby.message_id].text, timeout=30, what="P2"
+        )
+        fake.press(1, group, lobby.message_id, f"L:{table}:start")
+        await fake.wait_for(lambda: any(hand_message(fake, u) for u in users), timeout=30, what="the hands")
+        with psycopg.connect(postgres_url) as conn:
+            (owner,) = conn.execute(
+                "SELECT owner FROM chat_owners WHERE chat_id = %s", (group,)
+            ).fetchone() or ("",)
+        playing = next(i for i, b in enumerate(bots) if f":{b.pid}:" in owner)
+        elsewhere = cluster.web[1 - playing]
+
+        pages = [await opened(elsewhere, user, table) for user in users]
+        rng = random.Random(7)
+        for _ in range(4):
+            await play(pages, rng)
+        seen = pages[0].state["game"]["version"]
+
+        bots[playing].send_signal(signal.SIGKILL)
+        await bots[playing].wait()
+        for page in pages:  # the relay closes with the process behind it
+            await asyncio.wait_for(page.reader, 10)
+            await page.session.close()
+        pages = [await opened(elsewhere, user, table, tries=200) for user in users]
+        assert pages[0].state["game"]["version"] >= seen  # the survivor restored every move made
+        for _ in range(500):
+            if pages[0].state.get("result"):
+                break
+            await play(pages, rng)
+        await fake.wait_for(lambda: finished(fake, group), timeout=30, what="the result in the group")
+        for page in pages:
+            await wait_until(page, lambda state: bool(state.get("result")))
+        for page in pages:
+            await page.close()
+        await every_game_whole(postgres_url, [group])
+
+
+async def play(pages: list[WebPage], rng: random.Random) -> None:
+    """Whoever's page has a move plays one, and every page is shown it."""
+    before = pages[0].state["game"]["version"]
+    for page in rng.sample(pages, len(pages)):
+        refused = len(page.refusals)
+        if await page.play_one(rng):
+            break
+    else:
+        await asyncio.sleep(0.05)  # a bot's move, a deal: the next state shows who is to move
+        return
+    for _ in range(500):
+        if len(page.refusals) > refused:  # faster than a page may tap: a breath, then again
+            assert "Too many taps" in page.refusals[-1], page.refusals
+            await asyncio.sleep(0.5)
+            return
+        if page.state["game"]["version"] > before:
+            break
+        await asyncio.sleep(0.02)
+    for page in pages:
+        await wait_until(page, lambda state: state["game"]["version"] > before)
+
+
+async def opened(url: str, user: int, table: int, tries: int = 50) -> WebPage:
+    """A player's page whose first state came (the socket is tried again while the table's process cannot
+    be reached)."""
+    for _ in range(tries):
+        try:
+            page = await WebPage.at(url, signed(user, f"P{user}", table), table)
+        except aiohttp.WSServerHandshakeError as exc:
+            assert exc.status == 503, exc  # only "not now" may come: never refused, never gone
+            await asyncio.sleep(0.2)
+            continue
+        await wait_until(page, lambda state: True)
+        return page
+    raise AssertionError("the page never opened")
+
+
+async def wait_until(page: WebPage, ready: Callable[[dict[str, Any]], bool], timeout: float = 15) -> None:
+    """Until the page was sent a state ``ready`` accepts."""
+    for _ in range(int(timeout / 0.02)):
+        if page.states and ready(page.state):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"the page never showed it; refused {page.refusals}, has {page.states[-1:]}")

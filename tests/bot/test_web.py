@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import socket
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,6 +15,7 @@ import aiohttp
 import pytest
 
 from bot.web.auth import viewer
+from bot.web.server import peer_url
 from engine.moves import move_str
 from engine.views import view
 from tests.bot.conftest import Harness, running
@@ -191,5 +193,17 @@ async def test_a_refused_tap_is_told_and_a_dropped_page_resumes(web: Harness) ->
     await fake.wait_for(lambda: again.states and again.state["version"] > shown, what="the current state")
     current = web.deps.service.table(tid)
     await fake.wait_for(lambda: again.state["version"] == current.version, what="the last version")  # type: ignore[union-attr]
-    for p in (opened, again):
-        await p.close()
+    await again.close()
+    # The bot stops with a page open: the page is told the server is going away (it opens its socket again,
+    # at whichever process serves the table by then), and the stop does not wait for the page to leave.
+    assert web.deps.web is not None
+    await asyncio.wait_for(web.deps.web.stop(), 5)
+    await asyncio.wait_for(opened.reader, 5)
+    assert opened.socket.close_code == aiohttp.WSCloseCode.GOING_AWAY
+    await opened.session.close()
+
+
+def test_other_processes_reach_a_web_table_at_the_address_it_listens_at() -> None:
+    assert peer_url("127.0.0.1", 8080) == "http://127.0.0.1:8080"
+    assert peer_url("::1", 8080) == "http://[::1]:8080"
+    assert peer_url("0.0.0.0", 18441) == f"http://{socket.gethostname()}:18441"  # every address: the host

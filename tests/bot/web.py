@@ -40,9 +40,18 @@ class Page:
 
     @classmethod
     async def open(cls, h: Harness, init: str, table: int | None = None) -> Page:
+        return await cls.at(base(h), init, table)
+
+    @classmethod
+    async def at(cls, url: str, init: str, table: int | None = None) -> Page:
+        """A page whose socket is opened at the server at ``url`` (a process of a cluster)."""
         session = aiohttp.ClientSession()
         query = {"init": init, "table": str(table or "")}
-        socket = await session.ws_connect(f"{base(h)}/socket", params=query)
+        try:
+            socket = await session.ws_connect(f"{url}/socket", params=query)
+        except BaseException:
+            await session.close()
+            raise
         return cls(session, socket)
 
     async def _read(self) -> None:
