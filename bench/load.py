@@ -67,7 +67,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.web_players import Pages, web_seat
-from bot.budget import COST
+from bot.budget import COST, STARS_A_MESSAGE
 from bot.callbacks import CardsPress, MovePress, PickPress, decode
 from tests import postgres
 from tests.bot.fake_telegram import TOKEN, FakeTelegram, Message, RateLimits
@@ -229,6 +229,8 @@ class Figures:
     noted_share: float  # of the moves: answered "✓ Played" because the mover's hand would show it late
     bench_cpu_share: float  # of one core: near 1.0, the bench itself (fake API and users) is the bottleneck
     bench_lag_p99: float  # how late the bench's own event loop ran: high, and the latencies are the bench's
+    paid_per_move: float  # new messages sent with allow_paid_broadcast (PAID_BROADCAST), a move
+    stars_per_table_hour: float  # what they cost: 0.1 Star each, per busy table and hour
 
 
 async def run(
@@ -242,6 +244,7 @@ async def run(
     bots_only: bool = False,
     think: float = 0.1,
     web: bool = False,
+    paid: int = 0,
 ) -> Figures:
     """One measured run; ``postgres``: the URL of an empty database to keep the bot's data in, else SQLite;
     ``processes``: bot processes sharing it (more than one needs PostgreSQL); ``bots_only``: both players
@@ -264,6 +267,7 @@ async def run(
             "TELEGRAM_HTTP": http,
             **({"WEB_PORT": str(web_port), "WEB_APP": "table"} if web else {}),
             **({"DATABASE_URL": postgres} if postgres else {}),
+            **({"PAID_BROADCAST": str(paid)} if paid else {}),
         }
         profile = (
             ["-m", "cProfile", "-o", os.environ["BENCH_PROFILE"]] if os.environ.get("BENCH_PROFILE") else []
@@ -331,6 +335,7 @@ async def run(
             if web:
                 turns, window.redraws = pages.latencies()
             moves = _moves_between(postgres or database, started_wall, started_wall + elapsed)
+            bought = sum(1 for sent in fake.sent if sent.paid and started <= sent.at < started + elapsed)
             rss = sum(_peak_rss_mib(bot.pid) for bot in bots)
         finally:
             for bot in bots:
@@ -361,6 +366,8 @@ async def run(
         window.noted / max(1, len(window.moves)),
         own / elapsed,
         _quantile(lags, 0.99),
+        bought / per_move,
+        bought * STARS_A_MESSAGE / tables / (elapsed / 3600),
     )
 
 
@@ -487,6 +494,13 @@ def main() -> None:
     parser.add_argument("--bots", action="store_true", help="computer players at every seat: bot moves/s")
     parser.add_argument("--think", type=float, default=0.1, help="with --bots: CPU seconds a decision")
     parser.add_argument(
+        "--paid",
+        type=int,
+        nargs="+",
+        default=[0],
+        help="PAID_BROADCAST: new messages a second the bot may pay for past the free 30 (0: off)",
+    )
+    parser.add_argument(
         "--players",
         choices=["chat", "web"],
         nargs="+",
@@ -515,7 +529,9 @@ def measure(args: argparse.Namespace, server: str | None) -> None:
         for mode in args.limits
     ]
     for http, limits, db, processes in modes:
-        for tables, players in [(n, p) for n in args.tables for p in args.players]:
+        for tables, players, paid in [
+            (n, p, b) for n in args.tables for p in args.players for b in args.paid
+        ]:
             with contextlib.ExitStack() as fresh:
                 url = (
                     fresh.enter_context(postgres.fresh_database(server))
@@ -534,11 +550,13 @@ def measure(args: argparse.Namespace, server: str | None) -> None:
                         args.bots,
                         args.think,
                         web=players == "web",
+                        paid=paid,
                     )
                 )
             calls = ", ".join(f"{m} {n:.2f}" for m, n in f.calls_per_move.items() if n >= 0.01)
             print(
-                f"{f.tables:>5} tables, {players} players, {db}, {http}, limits {'on ' if limits else 'off'}: "
+                f"{f.tables:>5} tables, {players} players, {db}, {http}, limits {'on ' if limits else 'off'}"
+                f"{f', paid up to {paid}/s' if paid else ''}: "
                 f"{f.moves_per_second:7.1f} moves/s, press→answer p50 {f.p50 * 1e3:6.1f} p99 {f.p99 * 1e3:7.1f} "
                 f"max {f.worst * 1e3:7.1f} ms ({f.presses:,} presses, {f.rematches} rematches), "
                 f"press→own hand redrawn p50 {f.redraw_p50:.2f} p99 {f.redraw_p99:.2f} s "
@@ -547,7 +565,12 @@ def measure(args: argparse.Namespace, server: str | None) -> None:
                 f"move→table p50 {f.table_p50:.2f} p99 {f.table_p99:.2f} s, "
                 f"bot CPU {f.cpu_ms_per_move:.1f} ms/move, peak RSS {f.rss_mib:,.0f} MiB; "
                 f"the bench's own CPU {f.bench_cpu_share:.0%} of a core, loop lag p99 {f.bench_lag_p99 * 1e3:.0f} ms\n"
-                f"      Bot API calls per move: {calls}; budgeted {f.budgeted_per_move:.2f}",
+                f"      Bot API calls per move: {calls}; budgeted {f.budgeted_per_move:.2f}"
+                + (
+                    f"; paid {f.paid_per_move:.2f} a move, {f.stars_per_table_hour:.1f} Stars a table-hour"
+                    if paid
+                    else ""
+                ),
                 flush=True,
             )
             if f.p99 < P99_TARGET:

@@ -34,9 +34,13 @@ COST: dict[str, int] = {
     "deleteEphemeralMessage": 0,
 }
 
+# What Telegram charges for a message sent with ``allow_paid_broadcast`` (sends only: an edit cannot carry it).
+STARS_A_MESSAGE = 0.1
+
 # Priorities: a reply or a result; a hand whose player must act now (the turn); the hand of a player who just
 # acted (they look at it); any other redraw (a group's table, hands nobody acts on).
 URGENT, SOON, OWN, LATER = 0, 1, 2, 3
+NO_SLOT = -1.0  # what a withdrawn request for a slot is answered
 AGING = 5.0  # seconds a request waits before it moves up one priority
 SPREAD = 6  # the budget is granted in this many parts of its window, not all at its start
 KEPT = 10  # this part of the budget is for turns and replies only
@@ -113,6 +117,18 @@ class Budget:
                     self._queues[priority].append((future, self.clock()))
                     self._schedule()
                     return
+
+    def withdraw(self, future: asyncio.Future[float]) -> bool:
+        """A waiting slot is no longer wanted from this budget: it is answered ``NO_SLOT`` (its chat looks
+        again at what to send, and where). False if it was not waiting here."""
+        for queue in self._queues:
+            for entry in queue:
+                if entry[0] is future:
+                    queue.remove(entry)
+                    future.set_result(NO_SLOT)
+                    self._schedule()
+                    return True
+        return False
 
     def done(self, stamp: float, sends: int) -> None:
         """The send a slot was taken for is over: ``sends`` went out (0: the slot was not needed)."""

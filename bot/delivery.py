@@ -24,7 +24,7 @@ from telegram.error import BadRequest, ChatMigrated, EndPointNotFound, Forbidden
 from bot import ephemeral
 from bot.budget import COST
 from bot.ephemeral import Grants, NotEphemeral, Support
-from bot.messages import Draft, Gone, Pace, TryAgain
+from bot.messages import Draft, Gone, Pace, TryAgain, Unpaid
 
 log = logging.getLogger("bot.outbox")
 
@@ -35,8 +35,7 @@ PushHook = Callable[[int], Awaitable[bool]]
 # What Telegram says of an edit whose message is gone (deleted, too old, or an ephemeral one it dropped).
 GONE = ("not found", "can't be edited", "message_id_invalid")
 BATCH = 100  # messages deleteMessages takes at once
-# Messages whose text is remembered, the last drawn: a forgotten one is at worst edited once more.
-SHOWN_KEPT = 10_000
+SHOWN_KEPT = 10_000  # messages whose text is remembered: a forgotten one is at worst edited once more
 
 
 class Delivery:
@@ -63,8 +62,8 @@ class Delivery:
         """Entries of its in-memory maps now (each bounded)."""
         return {"shown": len(self._shown), "grants": self.grants.held()}
 
-    async def deliver(self, chat: Pace, draft: Draft, again: bool = False) -> int | None:
-        """Send or edit; the id of a new message, the edited one's, or None when nothing was sent."""
+    async def deliver(self, chat: Pace, draft: Draft, again: bool = False, paid: bool = False) -> int | None:
+        """Send or edit (a new one ``paid`` for, bot.paid); its id, or None when nothing was sent."""
         if draft.deletes:
             await self._delete_many(chat, draft.chat_id, draft.deletes)
             return None
@@ -83,7 +82,7 @@ class Delivery:
             else ("sendMessage (ephemeral)" if sending else "editEphemeralMessageText")
         )
         try:
-            return await self._call(chat, draft, shown, again)
+            return await self._call(chat, draft, shown, again, paid and sending and draft.receiver is None)
         finally:
             # Counted from when Telegram answered: a request that waited in a queue on the way still leaves
             # the next one in this chat its full spacing.
@@ -111,7 +110,7 @@ class Delivery:
         chat.calls += cost
         chat.sent.extend([self.clock()] * cost)
 
-    async def _call(self, chat: Pace, draft: Draft, shown: bytes, again: bool) -> int | None:
+    async def _call(self, chat: Pace, draft: Draft, shown: bytes, again: bool, paid: bool) -> int | None:
         chat_id = draft.chat_id
         try:
             if draft.receiver is not None:
@@ -125,6 +124,7 @@ class Delivery:
                     reply_to_message_id=draft.reply_to,
                     allow_sending_without_reply=True,
                     disable_web_page_preview=True,
+                    allow_paid_broadcast=paid or None,
                 )
                 message_id = sent.message_id
                 if draft.replaces is not None:
@@ -141,6 +141,8 @@ class Delivery:
         except RetryAfter as exc:
             raise self._wait(chat, chat_id, exc) from None  # Telegram pacing us: tried as long as it takes
         except BadRequest as exc:
+            if paid:
+                raise Unpaid(exc.message) from None
             text = exc.message.lower()
             if "not modified" in text and draft.message_id is not None:
                 self._shown[_where(draft, draft.message_id)] = shown

@@ -19,12 +19,15 @@ class Kind:
     per_seat: bool = False  # one message per seat (its key's seat), else one per table (seat -1)
     kept: tuple[Keeper, str] | None = None  # where its id is kept; None: never edited after a restart
     told_once: bool = False  # people wait for it: it goes before the chat's redraws
+    # Sent anew to sound (a turn), it may be paid for past the free budget (bot.outbox, PAID_BROADCAST): its
+    # draft may be drawn twice (once to see whether it is a new message), which changes nothing it shows.
+    payable: bool = False
 
 
 MESSAGES: dict[MessageKind, Kind] = {
     # The group's message for a table: its lobby, then the table in play, then its summary.
     "table_message": Kind(kept=("table", "message_id")),
-    "hand": Kind(per_seat=True, kept=("seat", "hand_message_id")),  # a player's hand in private
+    "hand": Kind(per_seat=True, kept=("seat", "hand_message_id"), payable=True),  # a hand in private
     # The same hand inside the group, seen only by its player (an ephemeral message); 0 kept: none to edit.
     "group_hand": Kind(per_seat=True, kept=("seat", "group_hand_id")),
     "result": Kind(kept=("game", "result_message_id"), told_once=True),  # places, ratings, the rematch
@@ -34,3 +37,4 @@ MESSAGES: dict[MessageKind, Kind] = {
 }
 
 TOLD_ONCE: frozenset[MessageKind] = frozenset(k for k, kind in MESSAGES.items() if kind.told_once)
+PAYABLE: frozenset[MessageKind] = frozenset(k for k, kind in MESSAGES.items() if kind.payable)

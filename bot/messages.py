@@ -49,6 +49,15 @@ class TryAgain(Exception):
         self.until = until
 
 
+class Unpaid(TryAgain):
+    """Telegram refused a paid broadcast (paid broadcasts off in @BotFather, or no Stars left): the work stays
+    queued, to go within the free budget, and nothing more is paid for until a restart."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(failure=False)
+        self.reason = reason
+
+
 class Gone(Exception):
     """An in-group hand is gone (expired, deleted) and may not be sent anew now: the bot is not an
     administrator there and its player has not pressed anything lately. It comes back when they do."""

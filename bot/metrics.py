@@ -48,6 +48,11 @@ DB_WRITE_SECONDS = Histogram(
     "durak_db_write_seconds", "A database write, committed (or failed)", buckets=_FAST, registry=REGISTRY
 )
 DB_WRITE_FAILURES = Counter("durak_db_write_failures", "Database writes that failed", registry=REGISTRY)
+PAID_STARS = Counter(
+    "durak_paid_broadcast_stars",
+    "Telegram Stars spent on paid broadcasts: 0.1 for each new message sent past the free budget",
+    registry=REGISTRY,
+)
 LEASES_LOST = Counter(
     "durak_cluster_leases_lost", "Chats this process lost to another (it missed its lease)", registry=REGISTRY
 )

@@ -7,8 +7,8 @@ reply, a menu they pressed, a result), then the redraws, which coalesce (only th
 drawn, when its turn comes). When the token's overall budget is short, lanes queue for it by priority
 (bot.budget). A 429 for any call into a chat holds every lane into it until its ``retry_after``, and the same
 work is tried again, never earlier; a chat that refuses the bot (403) gets nothing more until it writes again.
-What a lane may send next, and when, is ``bot.pacing``'s; the lanes themselves, ``bot.lanes``'; each call to
-Telegram, ``bot.delivery``'s. A tidy chat's deletions after a table ends are a redraw too (docs/groups.md).
+What a lane may send next, and when, is ``bot.pacing``'s; the lanes themselves, ``bot.lanes``'; their tasks,
+``bot.sender``'s; each call to Telegram, ``bot.delivery``'s; paying past the overall budget, ``bot.paid``'s. A tidy chat's deletions after a table ends are a redraw too (docs/groups.md).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 from telegram import Bot, InlineKeyboardMarkup
 
@@ -26,18 +26,13 @@ from bot.budget import Budget
 from bot.delivery import Delivery, MigratedHook, PushHook, RefusedHook
 from bot.ephemeral import Grants, Support
 from bot.kept_paces import KeptPaces, PaceStore
-from bot.kinds import TOLD_ONCE
 from bot.lanes import Lanes
-from bot.messages import Draft, Gone, TryAgain
-from bot.pacing import Key, Lane, Limits, Queue, is_group, next_work
+from bot.messages import Draft
+from bot.pacing import Key, Lane, Limits, Queue
+from bot.paid import Paid
+from bot.sender import DraftSource, Sender, SentHook
 
 log = logging.getLogger(__name__)
-
-MAX_FAILURES = 8  # a message somebody waits for is given up after this many failed tries in a row
-
-DraftSource = Callable[[Key], Awaitable[Draft | None]]
-# A message sent anew (its id), or a tidy-up done, or an in-group hand gone and not sent anew (0).
-SentHook = Callable[[Key, int], Awaitable[None]]
 
 
 class Outbox:
@@ -64,14 +59,27 @@ class Outbox:
         self._delivery = Delivery(
             bot, on_refused=self._refused_by, on_migrated=on_migrated, clock=clock, pushes=pushes
         )
-        self._lanes = Lanes(self._run, self.limits.window, clock)
         self._budget = Budget(self.limits.global_budget, self.limits.global_window, clock)
+        self._paid = Paid(self.limits.paid_budget, self.limits.global_window, clock)
         self._kept = KeptPaces(paces, self.limits.window, clock) if paces is not None else None
         self._refused: set[int] = set()  # chats that answered 403
         self._closed = False
+        self._lanes = Lanes(lambda lane: self._sender.run(lane), self.limits.window, clock)
+        self._sender = Sender(
+            self._lanes,
+            self._delivery,
+            (self._budget, self._paid),
+            source=source,
+            on_sent=on_sent,
+            limits=self.limits,
+            clock=clock,
+            kept=self._kept,
+            stopped=self.stopped,
+        )
 
     def share(self, processes: int) -> None:
-        self._budget.share(processes)  # processes send for this token now: this one keeps its part
+        for pool in self._paid.pools(self._budget):  # processes send for this token: this one keeps its part
+            pool.share(processes)
 
     def mark(self, chat_id: int, key: Key, *, priority: int = budget.LATER) -> None:
         """This message shows something else now: draw and send it when its turn comes (``priority``: how soon
@@ -106,8 +114,18 @@ class Outbox:
         chat.dirty[key] = min(priority, chat.dirty.get(key, priority))
         chat.since.setdefault(key, self.clock())
         if chat.asking is not None:  # its turn came while the chat waits for the budget: it waits as that
-            self._budget.promote(chat.asking, priority)
+            for pool in self._paid.pools(self._budget):
+                pool.promote(chat.asking, priority)
+            if priority <= budget.SOON and self._paid.budget is not None:  # a turn: it may be paid for now
+                self._budget.withdraw(chat.asking)
         self.lanes.kick(lane)
+
+    def _next(self, lane: Lane, chat: Queue) -> tuple[Key | None, int, float]:
+        return self._sender.next(lane, chat)
+
+    def stopped(self, lane: Lane) -> bool:
+        """Nothing more goes out of this lane: the outbox is closed, or its chat refused the bot."""
+        return self._closed or lane in self._refused
 
     def lagging(self) -> bool:
         """The token is full: the hand of a player who just moved waits longer than a window of the overall
@@ -176,75 +194,3 @@ class Outbox:
             await self._kept.flush()
         for chat in self.lanes:
             chat.release()
-
-    # ------------------------------------------------------------------ one task per chat
-
-    def _next(self, lane: Lane, chat: Queue) -> tuple[Key | None, int, float]:
-        return next_work(lane, chat, self.limits, self.clock(), self.lanes.paused_until(lane))
-
-    async def _run(self, lane: Lane) -> None:
-        chat = self.lanes(lane)
-        if is_group(lane) and self._kept is not None:
-            await self._kept.recall(lane, chat)
-        while (chat.urgent or chat.dirty) and lane not in self._refused and not self._closed:
-            _, priority, wait = self._next(lane, chat)
-            if wait > 0:
-                chat.wake.clear()
-                with contextlib.suppress(TimeoutError):  # urgent work arriving cuts a redraw's wait short
-                    await asyncio.wait_for(chat.wake.wait(), wait)
-                continue
-            chat.asking = self._budget.ask(priority)
-            try:
-                slot = await chat.asking
-            finally:
-                chat.asking = None
-            calls = chat.calls
-            paused = self.lanes.paused_until(lane) > self.clock()  # a 429 by another lane meanwhile
-            if lane in self._refused or self._closed or not (chat.urgent or chat.dirty) or paused:
-                self._budget.done(slot, 0)
-                continue
-            waiting = chat.urgent[0] if chat.urgent else None
-            key, _, _ = self._next(lane, chat)  # after the wait for a slot: what is there now
-            was, queued_at = budget.LATER, self.clock()
-            try:
-                if waiting is not None:
-                    message_id = await self._delivery.deliver(chat, waiting[0])
-                    chat.settle(message_id)
-                else:
-                    assert key is not None
-                    was = chat.dirty.pop(key)
-                    queued_at = chat.since.pop(key, self.clock())
-                    found = await self.source(key)
-                    message_id = await self._delivery.deliver(chat, found) if found is not None else None
-                    if key[0] not in TOLD_ONCE and found is not None:
-                        chat.last_redraw = self.clock()  # spaced from when it went out (a hand held
-                        # elsewhere draws nothing here, and holds the next redraw up for nothing)
-                    chat.failures = 0
-                    if found is not None and message_id is not None and message_id != found.message_id:
-                        await self.on_sent(key, message_id)  # a new message (or one sent anew)
-                    elif found is not None and found.deletes:
-                        await self.on_sent(key, 0)  # deleted (or refused for good): not tried again
-            except TryAgain as again:
-                # A 429: nothing goes into its chat by any lane before ``again.until``; in-group hands paced
-                # as their receivers' own that drew it count in the group's budget from now on.
-                if again.chat_id is not None and self.lanes.pause(lane, again.chat_id, again.until):
-                    log.warning("in-group hands drew a 429 in chat %s: counted in its budget", again.chat_id)
-                if waiting is None and key is not None:
-                    chat.dirty[key] = min(was, chat.dirty.get(key, was))  # drawn anew in its turn
-                    chat.since[key] = min(queued_at, chat.since.get(key, queued_at))
-                chat.failures += again.failure
-                if chat.failures > MAX_FAILURES and waiting is not None:
-                    log.error("giving up a message to chat %s after %d failures", lane, chat.failures)
-                    chat.settle(None)
-            except Gone:  # an in-group hand that is gone stays gone until its player presses something
-                chat.failures = 0
-                if key is not None:
-                    await self.on_sent(key, 0)
-            except Exception:  # one bad message must not stop the chat's other messages
-                log.exception("sending to chat %s failed", lane)
-                if waiting is not None:
-                    chat.settle(None)
-            finally:
-                self._budget.done(slot, chat.calls - calls)
-                if chat.calls != calls and is_group(lane) and self._kept is not None:
-                    self._kept.keep(lane, chat)

@@ -39,6 +39,9 @@ class Limits:
     chat_spacing: float = 1.0  # seconds between two sends into one chat
     global_budget: int = 30  # sends into all chats per global window
     global_window: float = 1.0
+    # New messages a global window may send past the free budget with Telegram's paid broadcasts
+    # (``allow_paid_broadcast``, 0.1 Star each; 0: off). Telegram takes the flag on sends only, not on edits.
+    paid_budget: int = 0
     group_redraw: float = 3.0  # seconds between two redraws of a group's own messages
     private_redraw: float = 1.0  # ... and in a private chat
     # How Telegram counts ephemeral messages (it does not say): inside the group's budget, or each receiver as

@@ -94,6 +94,10 @@ class Settings(BaseSettings):
     web_peer_url: str | None = Field(None, pattern=r"^https?://[^/?#]+$")
     # Seconds a page's Telegram login (initData) is accepted after it was opened.
     web_login_age: int = Field(86400, ge=60)
+    # Paid broadcasts (enabled in @BotFather, paid in Stars from the bot's balance): new messages a second the
+    # bot may send past Telegram's free 30 when those are spent, at 0.1 Star each (0: off; Telegram allows up
+    # to 1000). Edits cannot be paid for: they always wait for the free budget (docs/operations.md).
+    paid_broadcast: int = Field(0, ge=0, le=970)
     # Telegram's limits scaled in time: 1 is Telegram; tests against a fake Bot API run faster (e.g. 0.01).
     rate_scale: float = Field(1.0, gt=0, le=1)
     # Seconds from the move before to a bot's move, its thinking included, so play can be followed.
@@ -119,6 +123,7 @@ class Settings(BaseSettings):
             window=60.0 * scale,
             chat_spacing=1.0 * scale,
             global_window=1.0 * scale,
+            paid_budget=self.paid_broadcast,
             group_redraw=self.group_redraw_interval,
             private_redraw=self.private_redraw_interval,
             ephemeral=self.ephemeral_limits,

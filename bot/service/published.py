@@ -79,6 +79,7 @@ class Published(Facts):
     game: Game | None
     game_row: GameRow | None
     seconds: int | None  # the time left as the screens show it (bot.service.contracts.seconds_shown)
+    deadline: float | None  # when the move in play times out (the service's clock), for a page that counts
     rated: bool
     ratings: Mapping[int, tuple[float, float]]  # seat -> (before, after) once the game is rated
     recent: tuple[Event, ...]  # the last actions, for the table message

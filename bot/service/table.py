@@ -107,6 +107,7 @@ class Table(Facts):
             game=self.game,
             game_row=self.game_row,
             seconds=self.clock.seconds(self.game, self.row.options.move_timer),
+            deadline=self.clock.deadline if self.game is not None and not self.game.over else None,
             rated=self.rated,
             ratings=dict(self.ratings),
             recent=tuple(self.recent),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -58,8 +59,10 @@ class Hub:
         self,
         record_of: Callable[[int], Published | None],
         away: Callable[[int, int], None] = lambda table_id, user_id: None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.record_of = record_of  # a table's last record (the service's)
+        self.clock = clock  # the service's, which its deadlines are in
         self.away = away  # a player's page went away: their hand in the chat catches up (the presenter)
         self.pages: dict[int, set[Page]] = {}  # table id -> its open pages
 
@@ -119,7 +122,7 @@ class Hub:
             if record is None or record.version <= page.shown:
                 return
             page.shown = record.version
-            state = snapshot(record, page.seat(record), page.t, page.user_id)
+            state = snapshot(record, page.seat(record), page.t, page.user_id, self.clock())
             try:
                 await page.socket.send_str(message("state", **state))
             except (ConnectionError, RuntimeError) as exc:  # the page went away while it was sent

@@ -7,16 +7,13 @@ they are checked, refused and counted alike; a page may send a few a second at m
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-import socket as sockets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from bot.callbacks import number
@@ -29,6 +26,7 @@ from bot.settings import Settings
 from bot.watch import listen
 from bot.web.auth import Viewer, viewer
 from bot.web.hub import Hub, Page, message
+from bot.web.relay import Peers, Relay, peer_url
 from engine.moves import parse_move
 
 log = logging.getLogger(__name__)
@@ -43,11 +41,6 @@ POLICY = (
     "frame-ancestors https://web.telegram.org https://*.telegram.org"
 )
 BURST, RATE = 8, 4.0  # a page's messages: this many at once, then this many a second
-RELAYED = "X-Durak-Relayed"  # a socket piped from another process: never piped on again
-JSON = "application/json"
-# Where a table's pages are served from, given its id (bot.cluster.Cluster.web_peer): None here, else the
-# address of the process that plays it ("" if it serves none).
-Peers = Callable[[int], Awaitable[str | None]]
 
 
 class WebServer:
@@ -68,10 +61,8 @@ class WebServer:
         self.service, self.members, self.hub = service, members, hub
         self.token, self.max_age, self.default_language = token, max_age, default_language
         self.host, self.port, self.clock = host, port, clock
-        self.peers = peers
-        self._relayed: set[web.WebSocketResponse] = set()  # pages whose socket is piped to another process
+        self.relay = Relay(peers) if peers is not None else None
         self._runner: web.AppRunner | None = None
-        self._session: aiohttp.ClientSession | None = None
         self._open: set[web.WebSocketResponse] = set()  # closed at a stop: the pages reconnect elsewhere
 
     async def start(self) -> None:
@@ -81,22 +72,21 @@ class WebServer:
         app.router.add_get("/socket", self._socket)
         # No access log: initData travels in the socket's query.
         self._runner, self.port = await listen(app, self.host, self.port)
-        if self.peers is not None:
-            self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None, connect=5))
         log.info("the web table at http://%s:%s/", self.host, self.port)
 
     async def stop(self) -> None:
         for socket in list(self._open):  # else the server waits for every page to go by itself
             await socket.close(code=WSCloseCode.GOING_AWAY)
+        if self.relay is not None:  # its pages too
+            await self.relay.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        if self.relay is not None:
+            await self.relay.stop()
 
     def held(self) -> dict[str, int]:
-        return {"web_relayed": len(self._relayed)}
+        return {"web_relayed": len(self.relay.sockets) if self.relay is not None else 0}
 
     # ------------------------------------------------------------------ files
 
@@ -122,15 +112,10 @@ class WebServer:
         # The table the page asks for (a rematch moves it on), else the one its link named.
         table_id = number(request.query.get("table", "")) or who.table_id
         record = self.service.table(table_id) if table_id else None
-        if (
-            table_id is not None
-            and record is None
-            and self.peers is not None
-            and RELAYED not in request.headers
-        ):
-            peer = await self.peers(table_id)  # another process plays it, or this one has just claimed it
+        if table_id is not None and record is None and self.relay is not None and self.relay.may(request):
+            peer = await self.relay.peers(table_id)  # another process plays it, or this one just claimed it
             if peer is not None:
-                return await self._relay(request, peer, table_id)
+                return await self.relay.pipe(request, peer, table_id)
             record = self.service.table(table_id)
         if table_id is None or record is None:
             return web.json_response({"error": "no such table", "text": t("web.gone")}, status=404)
@@ -159,53 +144,6 @@ class WebServer:
         finally:
             self.hub.close(page)
             self._open.discard(socket)
-        return socket
-
-    async def _relay(self, request: web.Request, peer: str, table_id: int) -> web.StreamResponse:
-        """The page's socket, piped to the process that plays its table (which checks initData again and
-        applies its own rate limit). It closes when that process's end does, and the page opens it again,
-        wherever the table is played by then."""
-        url, headers = f"{peer}/socket", {RELAYED: "1"}
-        query = {"init": request.query.get("init", ""), "table": str(table_id)}
-        if not peer or self._session is None:
-            log.warning("web table %s: its process serves no web table (WEB_PORT) to relay to", table_id)
-            return _unavailable()
-        try:  # its answer to "may I open a socket" first: a refusal is passed on as it is
-            async with self._session.get(url, params=query, headers=headers) as asked:
-                if asked.status != 200:
-                    return web.Response(status=asked.status, body=await asked.read(), content_type=JSON)
-            socket = web.WebSocketResponse(heartbeat=25.0, max_msg_size=4096)
-            if not socket.can_prepare(request).ok:
-                return web.json_response({"ok": True})
-            upstream = await self._session.ws_connect(url, params=query, headers=headers, heartbeat=25.0)
-        except (aiohttp.ClientError, TimeoutError) as exc:  # it stopped; its lease runs out soon
-            log.info("web table %s: its process at %s cannot be reached (%s)", table_id, peer, exc)
-            return _unavailable()
-        await socket.prepare(request)
-        self._open.add(socket)
-        self._relayed.add(socket)
-
-        async def down() -> None:
-            async for frame in upstream:
-                if frame.type is not WSMsgType.TEXT:
-                    break
-                await socket.send_str(frame.data)
-            await socket.close()
-
-        pump = asyncio.get_running_loop().create_task(down())
-        try:
-            async for frame in socket:
-                if frame.type is not WSMsgType.TEXT:
-                    break
-                await upstream.send_str(frame.data)
-        except (ConnectionError, RuntimeError) as exc:  # the owner went away mid-send: the page reconnects
-            log.debug("web table %s: the relay closed: %s", table_id, exc)
-        finally:
-            self._open.discard(socket)
-            self._relayed.discard(socket)
-            pump.cancel()
-            await upstream.close()
-            await socket.close()
         return socket
 
     async def _text(self, who: Viewer) -> Text:
@@ -264,7 +202,7 @@ def watch_tables(settings: Settings, deps: Deps) -> Hub | None:
     """The web tables' watcher beside the chat's presenter, where the operator set WEB_PORT."""
     if settings.web_port is None:
         return None
-    hub = Hub(deps.service.table, away=deps.presenter.catch_up)
+    hub = Hub(deps.service.table, away=deps.presenter.catch_up, clock=deps.service.env.clock)
     deps.presenter.watching = hub.watching  # a hand on a page on screen costs no message
     deps.service.watcher = Watchers(deps.presenter, hub)
     return hub
@@ -289,18 +227,6 @@ async def serve(settings: Settings, deps: Deps) -> WebServer | None:
     if deps.cluster is not None:
         deps.cluster.web = settings.web_peer_url or peer_url(settings.web_listen, server.port)
     return server
-
-
-def peer_url(listen: str, port: int) -> str:
-    """Where other processes reach this one's web table unless WEB_PEER_URL says: the address it listens
-    at, or this host's name when it listens at every address."""
-    host = sockets.gethostname() if listen in ("0.0.0.0", "::", "") else listen
-    return f"http://{'[' + host + ']' if ':' in host else host}:{port}"
-
-
-def _unavailable() -> web.Response:
-    """The table's process cannot be reached now: the page tries again (its lease moves it within seconds)."""
-    return web.json_response({"error": "unavailable"}, status=503)
 
 
 @web.middleware

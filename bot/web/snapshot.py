@@ -36,9 +36,12 @@ def card(c: int) -> dict[str, Any]:
     return {"code": card_code(c), "face": face(c), "rank": rank(c), "suit": suit(c), "red": suit(c) >= 2}
 
 
-def snapshot(record: Published, seat: int | None, t: Text, user_id: int | None = None) -> dict[str, Any]:
+def snapshot(
+    record: Published, seat: int | None, t: Text, user_id: int | None = None, now: float | None = None
+) -> dict[str, Any]:
     """The state one viewer's page shows: ``seat`` a seated player's, None a spectator's (``user_id``: the
-    viewer, whom a lobby may offer Join or Start)."""
+    viewer, whom a lobby may offer Join or Start; ``now``: the service's clock as the state is sent, from
+    which the page counts the move's seconds down)."""
     names = names_of(record, t)
     row = record.row
     state: dict[str, Any] = {
@@ -65,6 +68,8 @@ def snapshot(record: Published, seat: int | None, t: Text, user_id: int | None =
         return state
     v = view(game, seat)
     state["game"] = _table(record, v, names, t)
+    if record.deadline is not None and now is not None:  # the page's own clock counts from here
+        state["game"]["left"] = round(max(0.0, record.deadline - now), 1)
     if seat is not None:
         state["hand"] = _hand(record, v, names, t)
     if v.result is not None:
@@ -97,7 +102,6 @@ def _table(record: Published, v: View, names: list[str], t: Text) -> dict[str, A
             "talon": plain(t("table.talon", count=v.talon)),
             "discard": plain(t("table.discard", count=v.discard)),
         },
-        "seconds": record.seconds,
         "seats": [
             {
                 "name": names[info.seat],

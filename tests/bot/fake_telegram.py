@@ -107,6 +107,7 @@ class Sent:
     markup: dict[str, Any] | None = None
     receiver: int | None = None  # an ephemeral message's receiver
     error: int = 0  # the error code of a refused call (429: past a limit)
+    paid: bool = False  # sent with allow_paid_broadcast: past the free overall budget, for Stars
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ class RateLimits:
     chat_spacing: float = 1.0  # one message a second into a chat (a little early is let through, as Telegram)
     group_budget: int = 20  # a minute, into one group
     global_budget: int = 30  # a second, overall
+    paid_budget: int = 1000  # a second, overall, for sends with allow_paid_broadcast (instead of the 30)
     retry_after: float = 1.0  # what a 429 asks for, in seconds (scaled too when ``scale_retry``)
     scale_retry: bool = False
 
@@ -186,6 +188,9 @@ class FakeTelegram:
         "group"  # "group": in the group's budget; "receiver": paced as a private chat each
     )
     api_version: tuple[int, int] = (10, 3)  # older than EPHEMERAL_SINCE: a server without ephemeral messages
+    paid_broadcasts: bool = (
+        True  # the bot enabled them in @BotFather and has Stars: else a flagged send is 400
+    )
     ephemeral_window: float = 15.0  # seconds a press allows a bot that is not an admin to answer it
     ephemeral_ttl: float | None = None  # seconds an ephemeral message lives (None: until deleted)
     queries: dict[str, tuple[int, int, float]] = field(default_factory=dict)  # press -> (user, chat, when)
@@ -512,8 +517,11 @@ class FakeTelegram:
             queued = self.failures.get(method)
             if queued:
                 raise queued.pop(0)
+            paid = method == "sendMessage" and params.get("allow_paid_broadcast") is True
+            if paid and not self.paid_broadcasts:
+                raise ApiError(400, "Bad Request: paid broadcasts are not available for the bot")
             if method in SENDS and isinstance(params.get("chat_id"), int):
-                self._check_rate(int(params["chat_id"]), method, receiver)
+                self._check_rate(int(params["chat_id"]), method, receiver, paid)
             result = await api(params)
         except ApiError as err:
             if err.page:
@@ -521,8 +529,18 @@ class FakeTelegram:
             chat = params.get("chat_id")
             if isinstance(chat, int) and method in SENDS:
                 text = str(params.get("text", ""))
+                flagged = method == "sendMessage" and params.get("allow_paid_broadcast") is True
                 self.sent.append(
-                    Sent(time.monotonic(), method, chat, False, text, receiver=receiver, error=err.code)
+                    Sent(
+                        time.monotonic(),
+                        method,
+                        chat,
+                        False,
+                        text,
+                        receiver=receiver,
+                        error=err.code,
+                        paid=flagged,
+                    )
                 )
             body: dict[str, Any] = {"ok": False, "error_code": err.code, "description": err.description}
             if err.retry_after is not None and isinstance(chat, int):  # Telegram's limits are per chat
@@ -538,7 +556,7 @@ class FakeTelegram:
         """Whose limits a call counts against: its chat's, or (ephemeral, receiver model) its receiver's."""
         return chat_id if receiver is None or self.ephemeral_limits == "group" else ("to", receiver)
 
-    def _check_rate(self, chat_id: int, method: str, receiver: int | None = None) -> None:
+    def _check_rate(self, chat_id: int, method: str, receiver: int | None = None, paid: bool = False) -> None:
         """429 past Telegram's limits; a send before a 429's retry_after has run out is also recorded."""
         now = time.monotonic()
         lane = self._lane(chat_id, receiver)
@@ -558,7 +576,9 @@ class FakeTelegram:
         over = (
             (mine and now - mine[-1] < spacing)
             or (group and sum(1 for t in mine if t > now - window) >= limits.group_budget)
-            or sum(1 for s in ok if s.at > now - second) >= limits.global_budget
+            # The overall limit: the free one, or for a paid broadcast the higher paid one (chats' stay).
+            or sum(1 for s in ok if s.at > now - second and s.paid == paid)
+            >= (limits.paid_budget if paid else limits.global_budget)
         )
         if over:
             wait = limits.retry_after * (limits.scale if limits.scale_retry else 1.0)
@@ -694,8 +714,18 @@ class FakeTelegram:
         )
         self.messages.setdefault(chat_id, {})[message.message_id] = message
         sound = not params.get("disable_notification")
+        paid = params.get("allow_paid_broadcast") is True
         self.sent.append(
-            Sent(time.monotonic(), "sendMessage", chat_id, True, message.text, sound, message.reply_markup)
+            Sent(
+                time.monotonic(),
+                "sendMessage",
+                chat_id,
+                True,
+                message.text,
+                sound,
+                message.reply_markup,
+                paid=paid,
+            )
         )
         self.changed(chat_id).set()
         return self._message_json(message)

@@ -227,6 +227,27 @@ async def test_two_processes_share_the_tables_and_one_killed_stops_no_game(
             assert worst <= 20, (group, worst)
 
 
+async def dealt(fake: FakeTelegram, group: int, users: list[int]) -> int:
+    """A table of two in a new group, opened by the first, joined by the second and dealt; its id."""
+    fake.add_group(group, f"Group {group}")
+    for user in users:
+        fake.add_user(user, f"P{user}")
+        fake.send(user, user, "/start")
+    fake.send(users[0], group, "/newgame")
+    lobby = await fake.wait_for(
+        lambda: next((m for m in fake.bot_messages(group) if m.buttons()), None), timeout=30, what="a lobby"
+    )
+    table = lobby.buttons()[0][1].split(":")[1]
+    fake.press(users[1], group, lobby.message_id, f"L:{table}:join")
+    second = f"P{users[1]}"
+    await fake.wait_for(
+        lambda: second in fake.messages[group][lobby.message_id].text, timeout=30, what=second
+    )
+    fake.press(users[0], group, lobby.message_id, f"L:{table}:start")
+    await fake.wait_for(lambda: any(hand_message(fake, u) for u in users), timeout=30, what="the hands")
+    return int(table)
+
+
 async def every_game_whole(postgres_url: str, groups: Sequence[int]) -> None:
     """Each group's game finished, its log runs 1, 2, 3 … with nothing lost or doubled, and it replays to the
     stored game."""
@@ -256,20 +277,8 @@ async def test_a_group_that_becomes_a_supergroup_stays_with_the_process_playing_
     old, new = -201, -1000000000201
     async with two_processes(tmp_path, postgres_url) as cluster:
         fake, logs = cluster.fake, cluster.logs
-        fake.add_group(old, "Friends")
         users = [1, 2]
-        for user in users:
-            fake.add_user(user, f"P{user}")
-            fake.send(user, user, "/start")
-        fake.send(1, old, "/newgame")
-        lobby = await fake.wait_for(
-            lambda: next((m for m in fake.bot_messages(old) if m.buttons()), None), timeout=30, what="a lobby"
-        )
-        table = lobby.buttons()[0][1].split(":")[1]
-        fake.press(2, old, lobby.message_id, f"L:{table}:join")
-        await fake.wait_for(lambda: "P2" in fake.messages[old][lobby.message_id].text, timeout=30, what="P2")
-        fake.press(1, old, lobby.message_id, f"L:{table}:start")
-        await fake.wait_for(lambda: any(hand_message(fake, u) for u in users), timeout=30, what="the hands")
+        await dealt(fake, old, users)
         rng = random.Random(5)
         for _ in range(3):
             await press_some(fake, users, rng)
@@ -306,24 +315,8 @@ async def test_a_page_opened_at_any_process_plays_its_table_and_follows_it_when_
     group = -301
     async with two_processes(tmp_path, postgres_url, web=True) as cluster:
         fake, bots = cluster.fake, cluster.bots
-        fake.add_group(group, "Web friends")
         users = [1, 2]
-        for user in users:
-            fake.add_user(user, f"P{user}")
-            fake.send(user, user, "/start")
-        fake.send(1, group, "/newgame")
-        lobby = await fake.wait_for(
-            lambda: next((m for m in fake.bot_messages(group) if m.buttons()), None),
-            timeout=30,
-            what="a lobby",
-        )
-        table = int(lobby.buttons()[0][1].split(":")[1])
-        fake.press(2, group, lobby.message_id, f"L:{table}:join")
-        await fake.wait_for(
-            lambda: "P2" in fake.messages[group][lobby.message_id].text, timeout=30, what="P2"
-        )
-        fake.press(1, group, lobby.message_id, f"L:{table}:start")
-        await fake.wait_for(lambda: any(hand_message(fake, u) for u in users), timeout=30, what="the hands")
+        table = await dealt(fake, group, users)
         with psycopg.connect(postgres_url) as conn:
             (owner,) = conn.execute(
                 "SELECT owner FROM chat_owners WHERE chat_id = %s", (group,)

@@ -9,14 +9,17 @@ import random
 import time
 from typing import cast
 
+import pytest
 from telegram import Bot
 
-from bot.budget import LATER, SOON, URGENT
+from bot import metrics
+from bot.budget import LATER, SOON, URGENT, Budget
 from bot.outbox import Outbox
 from bot.pacing import Key, Queue
 from bot.service import seconds_shown
+from engine.views import view
 from tests.bot.conftest import Harness
-from tests.bot.fake_telegram import ApiError, Message, RateLimits
+from tests.bot.fake_telegram import ApiError, Message, RateLimits, Sent
 from tests.bot.players import (
     GROUP,
     hand_message,
@@ -314,3 +317,74 @@ async def test_lanes_of_chats_served_a_window_ago_are_freed() -> None:
     assert set(outbox.lanes.queues) <= {-5, 7, GROUP} and len(outbox.lanes.tasks) <= 1
     assert outbox.lanes.queues[-5] is busy
     await outbox.close()
+
+
+async def test_with_paid_broadcasts_a_full_token_still_sends_the_turn_at_once_and_pays_for_it_alone(
+    harness: Harness,
+) -> None:
+    """PAID_BROADCAST: when the free overall budget is spent, the turn's hand (a new message, so that it
+    sounds) goes at once with allow_paid_broadcast, and only it: edits cannot be paid for, so the mover's
+    hand and the group's table wait for the free budget. Where Telegram refuses to be paid, the turn still
+    arrives, within the free budget, and nothing more is paid for."""
+    from tests.bot.conftest import start_app, stop_app
+
+    fake = harness.fake
+    await stop_app(harness.app)
+    scale = 0.3
+    harness.app = await start_app(fake, harness.db_path, rate_scale=scale, paid_broadcast=50)
+    fake.limits = RateLimits(scale=scale)
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    outbox = harness.deps.outbox
+    await outbox.idle()
+    service = harness.deps.service
+    live = service.tables[lobby.table_id or 0]
+    stars = metrics.PAID_STARS._value.get()
+
+    async def play(expect: str) -> tuple[list[Sent], list[Sent]]:
+        """Moves are played while the free budget is spent, until a turn's hand is sent paid for (or its paid
+        send refused), or for three moves when nothing is ``expect``ed; then the free budget is let go. What
+        was sent while it was spent, and after."""
+        await asyncio.sleep(3.5 * scale)  # every chat's own spacing has passed: only the overall budget holds
+        outbox.share(30)  # one free send an overall second, and every one taken as it frees (before a turn)
+        hog = asyncio.get_running_loop().create_task(spend_every_slot(outbox._budget))
+        before = len(fake.sent)
+        for _ in range(3 if expect == "nothing" else 12):
+            # Played as the hand's buttons play (the same command): the hands in the chat are a move behind.
+            game = live.game
+            assert game is not None
+            seat = game.to_act()[0]
+            verdict = await service.press(live.id, seat + 1, game.version, view(game, seat).moves[0])
+            assert verdict.ok, verdict
+            # Its hands drawn, past a chat's spacing: a turn that passes sounds (sent anew), unless the next
+            # move came first and the turn is back where it was (one redraw of the latest, which is an edit).
+            await asyncio.sleep(1.5 * scale)
+            if expect != "nothing" and any(s.paid for s in fake.sent[before:]):
+                break
+        spent = fake.sent[before:]
+        hog.cancel()
+        outbox.share(1)
+        await outbox.idle()
+        return spent, fake.sent[before + len(spent) :]
+
+    # A turn that passes to the other player is sent anew (it sounds): while the free budget is spent, paid for.
+    spent, _ = await play("paid")
+    assert spent and all(s.ok and s.paid and s.method == "sendMessage" and s.sound for s in spent), spent
+    assert metrics.PAID_STARS._value.get() == pytest.approx(stars + 0.1 * len(spent))
+    assert [s for s in fake.sent if not s.ok] == [] and fake.too_early == []
+    paid = metrics.PAID_STARS._value.get()
+
+    fake.paid_broadcasts = False  # paid broadcasts turned off in @BotFather, or the Stars ran out
+    spent, after = await play("refused")
+    assert [(s.paid, s.error) for s in spent] == [(True, 400)]  # tried once, refused
+    refused = spent[0]
+    assert any(s.ok and s.chat_id == refused.chat_id and s.text == refused.text and not s.paid for s in after)
+    spent, after = await play("nothing")
+    assert not any(s.paid for s in spent + after)  # nothing more is paid for
+    assert metrics.PAID_STARS._value.get() == paid
+
+
+async def spend_every_slot(budget: Budget) -> None:
+    """Take each slot of the overall budget as it frees, ahead of any turn: the free budget stays spent."""
+    while True:
+        await budget.take(URGENT)

@@ -15,7 +15,7 @@ import aiohttp
 import pytest
 
 from bot.web.auth import viewer
-from bot.web.server import peer_url
+from bot.web.relay import peer_url
 from engine.moves import move_str
 from engine.views import view
 from tests.bot.conftest import Harness, running
@@ -135,6 +135,13 @@ async def test_each_viewer_is_sent_what_they_may_see_and_a_game_plays_to_the_end
             sent = {c["code"] for c in state.get("hand", {}).get("cards", [])}
             assert sent <= own | visible
     assert all("hand" not in s for s in watcher.states)
+    # The move's seconds, for the page to count down: while a move is awaited, at most the move timer.
+    timer = record.row.options.move_timer
+    for state in pages[1].states:
+        game = state.get("game")
+        if game is not None and not state.get("result"):
+            assert 0 < game["left"] <= timer, game.get("left")
+    assert "left" not in pages[1].state["game"]  # over: no clock
     # The pages were told the same game the chat shows: the final state's seats and places.
     final = view(record.game, None)
     places = [s["place"] for s in pages[1].state["game"]["seats"]]

@@ -68,6 +68,10 @@ async def test_two_pages_and_a_chat_player_play_a_whole_game(web: Harness) -> No
         assert "can't be checked" in await shown(forger, "#notice")
         assert "watching" in await shown(dan, "#notice")
         await shown(ann, "#seats")
+        # The move's clock counts down on the page, between the server's states.
+        first = int((await shown(ann, "#clock")).removeprefix("⏳ "))
+        await asyncio.sleep(1.6)
+        assert 0 < int((await ann.text("#clock")).removeprefix("⏳ ")) < first
         seen: dict[int, set[str]] = {0: set(), 1: set(), 2: set()}  # each seat's own cards, ever
         public: set[str] = set()  # cards that were on the table, or turned up as trump
         rng = random.Random(3)

@@ -15,6 +15,7 @@ let socket = null;
 let wait = 500; // before the next reconnect, growing while the server cannot be reached
 let myTurn = false;
 let moving = false; // the socket closes to follow a rematch
+let endsAt = null; // when the move in play times out, on this page's own clock (none: nothing runs)
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -78,14 +79,19 @@ function drawSeats(game) {
   }
 }
 
+function tick() {
+  const clock = $("clock");
+  const left = endsAt === null ? null : Math.max(0, Math.ceil((endsAt - performance.now()) / 1000));
+  clock.textContent = left === null ? "" : "⏳ " + left;
+  clock.classList.toggle("low", left !== null && left <= 10);
+}
+
 function drawTable(game) {
   $("trump").textContent = game.lines.trump;
   $("trump").classList.toggle("red", game.trump_red);
   $("talon").textContent = game.lines.talon;
   $("discard").textContent = game.lines.discard;
-  const clock = $("clock");
-  clock.textContent = game.seconds === null ? "" : "⏳ " + game.seconds;
-  clock.classList.toggle("low", game.seconds !== null && game.seconds <= 10);
+  tick();
   const targets = new Set();
   if (picked) for (const m of picked.moves) if (m.on !== undefined) targets.add(m.on);
   const area = $("table");
@@ -207,6 +213,9 @@ function connect() {
     const message = JSON.parse(event.data);
     if (message.type === "state") {
       state = message;
+      // The seconds left as the server sent them, counted on from now by this page (its clock may differ).
+      const left = message.game ? message.game.left : undefined;
+      endsAt = typeof left === "number" ? performance.now() + left * 1000 : null;
       document.documentElement.lang = message.lang || document.documentElement.lang;
       draw();
     } else if (message.type === "refused") {
@@ -243,3 +252,4 @@ window.addEventListener("load", () => {
 });
 theme();
 connect();
+setInterval(tick, 500);
