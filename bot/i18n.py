@@ -85,15 +85,15 @@ class Text:
         form = entry.get(self._locale.plural_form(abs(n)), entry["other"])
         return form.format(n=n, **params)
 
-    def season(self, season: str, *, of: bool = False) -> str:
-        """A season's name as this language says it: "December 2026", "Декабрь 2026", "Q4 2026"; ``of``: as
-        it follows "season" ("Сезон декабря 2026", "4-го квартала 2026"), not capitalised."""
+    def season(self, season: str, *, inline: bool = False) -> str:
+        """A season's name as this language says it: "December 2026", "Декабрь 2026", "Q4 2026"; ``inline``:
+        inside a sentence, after a colon or in brackets ("Сезон: декабрь 2026"), lower case where the
+        language writes months so; always in the nominative (a genitive "декабря 2026" reads as a date)."""
         year, first, length = months(season)
         if length == 3:
-            quarter = (first - 1) // 3 + 1
-            return self("season.quarter_of" if of else "season.quarter", quarter=quarter, year=year)
-        month = format_date(date(year, first, 1), "MMMM y" if of else "LLLL y", locale=self._locale)
-        return month if of and self.language != "en" else month[:1].upper() + month[1:]
+            return self("season.quarter", quarter=(first - 1) // 3 + 1, year=year)
+        month = format_date(date(year, first, 1), "LLLL y", locale=self._locale)
+        return month if inline and self.language != "en" else month[:1].upper() + month[1:]
 
     def number(self, value: float, digits: int = 0) -> str:
         """A number as this language writes it: "3,00" in Russian, "3.00" in English; "1 512" grouped."""

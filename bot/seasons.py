@@ -45,7 +45,7 @@ async def announce(d: Deps, now: float) -> int:
 def podium_text(season: str, boards: dict[str, list[Leader]], t: Text) -> str:
     """The season's end: its top three per game type played (at most one leader a medal), and that a new
     season begins."""
-    lines = [t("season.over", season=t.season(season, of=True))]
+    lines = [t("season.over", season=t.season(season, inline=True))]
     for kind, leaders in boards.items():
         lines.append("")
         variant = t(f"variant.{kind}")

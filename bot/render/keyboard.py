@@ -1,5 +1,9 @@
-"""A player's buttons: exactly the seat's legal moves (pure, from that seat's view only), in the hand's order,
-Take and Pass on a row of their own, and the discard list below everything."""
+"""A player's buttons (pure, from that seat's view only): every card of the hand, in the hand's order (by suit,
+trumps last) and rows of at most six, so the keyboard keeps its shape from move to move; the cards with no
+move now are disabled (Bot API 10.3: the button does nothing; an older client that presses it is told the
+card can't be played now). Then the moves of several cards, Take and Pass on a row of their own, and the
+discard list below everything. Colours (Bot API 9.4 ``style``) say what a button does: red gives something
+up (Take, Concede), green ends a bout (Done, Pass), blue moves the bout on (a transfer, a cover picked)."""
 
 from __future__ import annotations
 
@@ -24,6 +28,10 @@ from engine.moves import Kind, Move, cards, kind
 from engine.views import View
 
 CARDS_PER_ROW = 6
+DANGER, SUCCESS, PRIMARY = "danger", "success", "primary"  # Bot API 9.4's button styles
+# By what a move does; a card of the hand is a card, not an action: no colour (but the cover chosen in a
+# second step, which ends the choice: blue).
+STYLES = {Kind.TAKE: DANGER, Kind.PASS: SUCCESS, Kind.TRANSFER: PRIMARY, Kind.SHOW_TRUMP: PRIMARY}
 
 
 def hand_keyboard(
@@ -41,7 +49,13 @@ def hand_keyboard(
         )
         return InlineKeyboardMarkup(
             [
-                [InlineKeyboardButton(t(key), callback_data=encode(ConcedePress(table_id, step)))]
+                [
+                    InlineKeyboardButton(
+                        t(key),
+                        callback_data=encode(ConcedePress(table_id, step)),
+                        style=DANGER if step == "yes" else None,
+                    )
+                ]
                 for key, step in answers
             ]
         )
@@ -50,23 +64,26 @@ def hand_keyboard(
             [[InlineKeyboardButton(t("button.back"), callback_data=encode(ReclaimPress(table_id)))]]
         )
 
-    def press(move: Move, label: str) -> InlineKeyboardButton:
-        return InlineKeyboardButton(label, callback_data=encode(MovePress(table_id, view.version, move)))
+    def press(move: Move, label: str, style: str | None = None) -> InlineKeyboardButton:
+        data = encode(MovePress(table_id, view.version, move))
+        return InlineKeyboardButton(label, callback_data=data, style=style or STYLES.get(kind(move)))
 
     moves = view.moves
     if selected is not None:
         covers = [m for m in moves if kind(m) == Kind.COVER and cards(m)[1] == selected]
-        row = [press(m, f"{face(cards(m)[0])} ← {face(selected)}") for m in covers]
+        row = [press(m, f"{face(cards(m)[0])} ← {face(selected)}", PRIMARY) for m in covers]
         back = InlineKeyboardButton(t("button.cancel"), callback_data=encode(UnpickPress(table_id)))
         return InlineKeyboardMarkup([row, [back]] if row else [[back]])
     choices = hand_choices(view, t)
+    playable = dict(choices.cards)
     card_buttons: list[InlineKeyboardButton] = []
-    for card, options in choices.cards:
+    for card in by_suit(view.hand, view.trump):
+        options = playable.get(card, [])
         if len(options) == 1:
             card_buttons.append(press(options[0], face(card)))
-        else:  # one card that could cover several attack cards: ask which, in a second step
+        else:  # a card that could cover several attack cards: which, in a second step; none: disabled
             data = encode(PickPress(table_id, view.version, card))
-            card_buttons.append(InlineKeyboardButton(face(card), callback_data=data))
+            card_buttons.append(disabled(face(card), data) if not options else button(face(card), data))
     extra = [press(m, label) for m, label in choices.extra]
     final = [press(m, label) for m, label in choices.final]
     rows = [card_buttons[i : i + CARDS_PER_ROW] for i in range(0, len(card_buttons), CARDS_PER_ROW)]
@@ -76,9 +93,23 @@ def hand_keyboard(
         rows.append([InlineKeyboardButton(label, callback_data=encode(DiscardPress(table_id)))])
     if view.may_concede:
         rows.append(
-            [InlineKeyboardButton(t("button.concede"), callback_data=encode(ConcedePress(table_id, "ask")))]
+            [
+                InlineKeyboardButton(
+                    t("button.concede"), callback_data=encode(ConcedePress(table_id, "ask")), style=DANGER
+                )
+            ]
         )
     return InlineKeyboardMarkup(rows)
+
+
+def button(label: str, data: str) -> InlineKeyboardButton:
+    return InlineKeyboardButton(label, callback_data=data)
+
+
+def disabled(label: str, data: str) -> InlineKeyboardButton:
+    """A button that does nothing (Bot API 10.3, newer than PTB 22.8: sent as it is documented); an older
+    client shows it as any other, and its press is answered like any press (``data``)."""
+    return InlineKeyboardButton(label, callback_data=data, api_kwargs={"disabled": True})
 
 
 @dataclass(frozen=True, slots=True)

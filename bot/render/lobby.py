@@ -82,7 +82,8 @@ def lobby_keyboard(
     table_id: int, t: Text, *, editing: bool = False, options: Options | None = None
 ) -> InlineKeyboardMarkup:
     def button(label: str, action: LobbyAction, option: str = "") -> InlineKeyboardButton:
-        return InlineKeyboardButton(label, callback_data=encode(LobbyPress(table_id, action, option)))
+        data = encode(LobbyPress(table_id, action, option))
+        return InlineKeyboardButton(label, callback_data=data, style="success" if action == "start" else None)
 
     if editing:
         assert options is not None

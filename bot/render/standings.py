@@ -23,7 +23,7 @@ def board_text(
     """A leaderboard page: by rating, or (``season``) by the season's points."""
     variant = t(f"variant.{game_type}")
     if season:
-        title = t("top.title_season", season=t.season(season, of=True), variant=variant)
+        title = t("top.title_season", season=t.season(season, inline=True), variant=variant)
     else:
         title = t("top.title_global" if scope == "g" else "top.title_chat", variant=variant)
     lines = [f"<b>{title}</b>", ""]
@@ -75,7 +75,9 @@ def board_keyboard(
         rows.append(seasons)
         rows.append([press(t("top.all_time"), game_type, 0, "")])
     elif current is not None:
-        rows.append([press(t("top.this_season", season=t.season(current)), game_type, 0, current)])
+        rows.append(
+            [press(t("top.this_season", season=t.season(current, inline=True)), game_type, 0, current)]
+        )
     return InlineKeyboardMarkup(rows)
 
 
@@ -124,7 +126,7 @@ def stats_text(
             if rows is here and season is not None and (line := season[1].get(s.game_type)) is not None:
                 points = t.plural("season.points", round(line.rating))
                 lines.append(
-                    t("stats.season", season=t.season(season[0], of=True), points=points, rank=line.rank)
+                    t("stats.season", season=t.season(season[0], inline=True), points=points, rank=line.rank)
                 )
     return "\n".join(lines)
 

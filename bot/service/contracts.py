@@ -67,6 +67,9 @@ class Refusal(StrEnum):
     KICKED = "alert.kicked"
     CONCEDED = "alert.conceded"  # a move pressed by a player who conceded: a bot plays their seat
     NO_GROUP_CARDS = "alert.no_group_cards"  # the Bot API server cannot show a hand in the group
+    NOT_NOW = (
+        "alert.not_now"  # a card of the hand with no move now (a disabled button, pressed by an old client)
+    )
     ILLEGAL = "illegal"  # the engine's reason goes with it
 
 

@@ -14,7 +14,7 @@ from bot.service.ending import handed_after, record_result
 from engine import Game
 from engine.actions import CONCEDE, RECLAIM, TAKE_OVER, TIMEOUT, Action, act, action_str
 from engine.events import QUIET, IllegalMove
-from engine.moves import TAKE, Move
+from engine.moves import TAKE, Kind, Move, cards, kind
 from engine.snapshot import dumps
 from engine.views import view
 from storage import DATABASE_ERRORS, StaleGame
@@ -105,8 +105,11 @@ class Play:
             seat = self.seat_in_game(user_id)
             if isinstance(seat, Refusal):
                 return Verdict.refused(seat)
-            if card is not None and (table.game is None or version != table.game.version):
+            game = table.game
+            if card is not None and (game is None or version != game.version):
                 return Verdict.refused(Refusal.STALE)
+            if card is not None and game is not None and not covers_with(view(game, seat).moves, card):
+                return Verdict.refused(Refusal.NOT_NOW)  # a disabled card (an old client): nothing changes
             table.screens[seat].selected = card
         return Verdict(True, table_id=table.id)
 
@@ -243,3 +246,8 @@ class Play:
             self._progress = (game.discard, now_out, game.bout)
             return False
         return game.bout - since >= STALL_BOUTS
+
+
+def covers_with(moves: tuple[Move, ...] | list[Move], card: int) -> bool:
+    """Whether ``card`` covers an attack card in one of ``moves``: a card to pick for a cover."""
+    return any(kind(m) == Kind.COVER and cards(m)[1] == card for m in moves)

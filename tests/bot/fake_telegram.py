@@ -86,13 +86,16 @@ class Message:
     gone: bool = False
     dropped: bool = False  # its receiver's app restarted: their client no longer has it
 
-    def buttons(self) -> list[tuple[str, str]]:
+    def buttons(self, *, disabled: bool = False) -> list[tuple[str, str]]:
+        """(label, data) of the buttons a player can press (``disabled``: those that do nothing too, which an
+        older client lets them press)."""
         if not self.reply_markup:
             return []
         return [
             (b["text"], b.get("callback_data", ""))
             for row in self.reply_markup["inline_keyboard"]
             for b in row
+            if disabled or not b.get("disabled")
         ]
 
 
@@ -679,6 +682,11 @@ class FakeTelegram:
                 for button in row:
                     if len(button.get("callback_data", "").encode()) > 64:
                         raise ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
+                    # Bot API 9.4's colours and 10.3's disabled buttons, as documented (older servers: ignored).
+                    if button.get("style") not in (None, "danger", "success", "primary"):
+                        raise ApiError(400, "Bad Request: can't parse inline keyboard button: wrong style")
+                    if not isinstance(button.get("disabled", False), bool):
+                        raise ApiError(400, "Bad Request: can't parse inline keyboard button: disabled")
 
     def _check_chat(self, chat_id: int) -> None:
         if chat_id in self.removed:

@@ -43,9 +43,10 @@ def group_hand(fake: FakeTelegram, user_id: int, chat_id: int = -100) -> Message
 
 
 def move_choices(markup: dict[str, Any] | None) -> list[str]:
-    """The data of a keyboard's move buttons (a move, or a card picked to cover with)."""
+    """The data of a keyboard's move buttons (a move, or a card picked to cover with), but the disabled
+    ones (a card with no move now)."""
     rows: list[list[dict[str, Any]]] = markup.get("inline_keyboard", []) if markup else []
-    data = [str(b.get("callback_data", "")) for row in rows for b in row]
+    data = [str(b.get("callback_data", "")) for row in rows for b in row if not b.get("disabled")]
     return [d for d in data if isinstance(decode(d), MovePress | PickPress)]
 
 

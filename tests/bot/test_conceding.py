@@ -16,19 +16,19 @@ async def concede(fake: FakeTelegram, user: int) -> None:
     hand: Message = await fake.wait_for(lambda: hand_message(fake, user), what="a hand")
     await press_and_wait(fake, user, user, hand.message_id, button(hand, "q:"))
     asked = await fake.wait_for(
-        lambda: (m := hand_message(fake, user)) and "Concede this game?" in m.text and m, what="the question"
+        lambda: (m := hand_message(fake, user)) and "Concede? " in m.text and m, what="the question"
     )
     assert [label for label, _ in asked.buttons()] == ["Yes, I concede", "No, play on"]
     await press_and_wait(
         fake, user, user, asked.message_id, next(d for _, d in asked.buttons() if d.endswith(":no"))
     )
     back = await fake.wait_for(
-        lambda: (m := hand_message(fake, user)) and "Concede this game?" not in m.text and m,
+        lambda: (m := hand_message(fake, user)) and "Concede? " not in m.text and m,
         what="the hand again",
     )
     await press_and_wait(fake, user, user, back.message_id, button(back, "q:"))
     asked = await fake.wait_for(
-        lambda: (m := hand_message(fake, user)) and "Concede this game?" in m.text and m, what="the question"
+        lambda: (m := hand_message(fake, user)) and "Concede? " in m.text and m, what="the question"
     )
     answer = await press_and_wait(
         fake, user, user, asked.message_id, next(d for _, d in asked.buttons() if d.endswith(":yes"))
@@ -95,7 +95,7 @@ async def test_a_player_who_is_out_is_not_asked_to_concede(harness: Harness) -> 
     hand: Message = await fake.wait_for(lambda: hand_message(fake, user), what="their hand")
     version = live.game.version
     answer = await press_and_wait(fake, user, user, hand.message_id, f"q:{live.id}:ask")
-    assert answer.get("show_alert") and answer.get("text") == "You are out of the game.", answer
+    assert answer.get("show_alert") and answer.get("text") == "You've already gone out of this game.", answer
     await harness.deps.outbox.idle()
-    assert all("Concede this game?" not in m.text for m in fake.bot_messages(user))
+    assert all("Concede? " not in m.text for m in fake.bot_messages(user))
     assert live.game.version == version

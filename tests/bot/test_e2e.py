@@ -239,7 +239,7 @@ async def test_hard_bots_think_in_worker_processes_and_play_a_whole_game(harness
     await fake.wait_for(
         lambda: fake.messages[GROUP][lobby.message_id].text.count(". 🤖") == 2, what="two bots seated"
     )
-    assert "Bot level: strong" in fake.messages[GROUP][lobby.message_id].text
+    assert "Bot level: hard" in fake.messages[GROUP][lobby.message_id].text
     live = harness.deps.service.tables[tid]
     assert live.row.options.bot_level is BotLevel.HARD and live.bot_level(1) is BotLevel.HARD
     await start(harness, lobby)
@@ -306,7 +306,7 @@ async def test_the_creator_cancels_a_game_and_the_group_is_told(harness: Harness
     )
     fake.send(1, GROUP, "/cancel")
     await fake.wait_for(
-        lambda: "cancelled" in fake.messages[GROUP][lobby.message_id].text, what="the cancelled table"
+        lambda: "Table closed." in fake.messages[GROUP][lobby.message_id].text, what="the closed table"
     )
     fake.send(1, GROUP, "/newgame")  # the chat is free for a new table
     await fake.wait_for(
@@ -373,7 +373,7 @@ async def test_leaderboard_and_stats_after_three_games(harness: Harness) -> None
         await play_until_over(fake, GROUP, [1, 2], random.Random(game))
     fake.send(1, GROUP, "/top")  # this month's season first, by points per place
     board = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(GROUP) if "<b>Season " in m.text), None), what="/top"
+        lambda: next((m for m in fake.bot_messages(GROUP) if " season · " in m.text), None), what="/top"
     )
     assert "1. " in board.text and "Ann" in board.text and "Bob" in board.text and "3 games" in board.text
     transfer = next(data for label, data in board.buttons() if "transfer" in label)
@@ -401,7 +401,7 @@ async def test_leaderboard_and_stats_after_three_games(harness: Harness) -> None
         lambda: next((m for m in fake.bot_messages(GROUP) if "Stats: Bob" in m.text), None),
         what="/stats",
     )
-    assert "3 games" in stats.text and "In this chat" in stats.text and "place on the board: " in stats.text
+    assert "3 games" in stats.text and "In this chat" in stats.text and ", rank " in stats.text
 
 
 async def _seated(fake: FakeTelegram, chat_id: int, lobby: Message, name: str) -> None:
@@ -625,7 +625,7 @@ LOCAL = {
         "Your hand",
         "Game over",
         "Rematch",
-        "<b>Season ",
+        " season · ",
         "Stats:",
         "Replay of game",
     ],

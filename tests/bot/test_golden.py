@@ -12,7 +12,7 @@ import random
 from pathlib import Path
 
 import pytest
-from telegram import InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.i18n import LANGUAGES, texts
 from bot.render.group import call_line, event_line, seat_names, table_text
@@ -28,13 +28,22 @@ from engine.events import QUIET, Event
 from engine.views import view
 from storage.records import Chat, Leader, Reliability
 from tests.bot.test_render import STATS
+from tests.engine.helpers import card, do, position
 
 GOLDEN = Path(__file__).parent / "golden"
 PLAYERS = ["Маша", "Олена", "Sam"]
 
 
+# How a button shows on a current client: its colour (Bot API 9.4), and ( ) for one that does nothing (10.3).
+COLOURS = {"danger": "🟥", "success": "🟩", "primary": "🟦"}
+
+
 def labels(markup: InlineKeyboardMarkup) -> str:
-    return "\n".join(" | ".join(f"[{b.text}]" for b in row) for row in markup.inline_keyboard)
+    def shown(b: InlineKeyboardButton) -> str:
+        label = f"{COLOURS[b.style]} {b.text}" if b.style else b.text
+        return f"({label})" if (b.api_kwargs or {}).get("disabled") else f"[{label}]"
+
+    return "\n".join(" | ".join(shown(b) for b in row) for row in markup.inline_keyboard)
 
 
 def rendered(language: str) -> str:
@@ -66,6 +75,16 @@ def rendered(language: str) -> str:
         if seat == 0:
             asking = hand_text(v, names, t, "Друзі & friends", conceding=True)
             parts.append(("conceding", asking + "\n" + labels(hand_keyboard(v, 1, t, conceding=True))))
+    # A defender's every choice: covers (one card beats both attack cards: which, in a second step), a
+    # transfer, Take; and a seat a bot plays.
+    defending = position(["7s 7c 9d", "8s 7h 6h Ts", "Js Qs"], talon="Kc Ah", variant=Variant.TRANSFER)
+    do(defending, 0, "l7s7c")
+    defender = view(defending, 1)
+    parts.append(("a defender's hand", hand_text(defender, names, t, "Друзі & friends")))
+    parts.append(("a defender's buttons", labels(hand_keyboard(defender, 1, t))))
+    parts.append(("a cover to pick", labels(hand_keyboard(defender, 1, t, selected=card("6h")))))
+    defending.take_over(2)
+    parts.append(("a seat a bot plays", labels(hand_keyboard(view(defending, 2), 1, t))))
     while not game.over:
         seat = rng.choice(game.actors())
         game.apply(seat, rng.choice(game.legal_moves(seat)))

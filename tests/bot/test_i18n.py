@@ -291,3 +291,18 @@ def test_the_glossary_checks_catch_what_players_saw() -> None:
     assert re.search(r"(?<!\w)не\s+не", "Это не непобитая карта на столе.")
     assert re.search(r"\w+ти\s+нічого\b", "Брати нічого.")
     assert re.findall(r"\}-?(\w+)", "Ви посіли {place}-е місце") == ["е"]
+
+
+# Lines a native reader flagged (docs of the review: ../shared/reviews/words-2026-12-06.md), never again.
+BARRED = {
+    "ru": ["за вас сыграет бот", "вне игры", "Бито:", "Ничья: да"],
+    "uk": ["догравує", "Відповідьте", "виходить з гри", "Нічия: так"],
+    "en": ["Nothing was rated", "(Pass)", "(Take)", "(Done)", "under the table", "Beaten off", "Draw: on"],
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_no_line_a_native_reader_flagged_comes_back(language: str) -> None:
+    for key, text, _ in _entries(language):
+        for phrase in BARRED[language]:
+            assert phrase.lower() not in text.lower(), f"{language} {key}: {phrase!r} in {text!r}"

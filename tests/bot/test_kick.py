@@ -26,7 +26,7 @@ async def test_the_host_frees_a_seat_in_the_lobby_and_nobody_else_may(harness: H
     fake = harness.fake
     lobby = await open_table(harness, ["Ann", "Bob", "Cid"])
     bobs = fake.send(2, GROUP, "hi all")
-    assert "Reply /kick to a message" in await said(harness, 1, "/kick")
+    assert "Reply to the player's message with /kick" in await said(harness, 1, "/kick")
     assert "Only the table's host or a chat admin" in await said(harness, 3, "/kick", reply_to=bobs)
     text = await said(harness, 1, "/kick <b>afk</b>", reply_to=bobs)
     assert text == "Ann: Bob is no longer at the table.\nReason: &lt;b&gt;afk&lt;/b&gt;"
@@ -44,7 +44,7 @@ async def test_an_admin_hands_a_seat_to_a_bot_for_the_rest_of_the_game(harness: 
     live = harness.deps.service.tables[table_id(lobby)]
     bobs = fake.send(2, GROUP, "brb")
     text = await said(harness, 4, "/kick gone for lunch", reply_to=bobs)
-    assert text == "Dan: a bot plays the seat of Bob to the end of this game.\nReason: gone for lunch"
+    assert text == "Dan: a bot takes over Bob's seat for the rest of the game.\nReason: gone for lunch"
     assert live.game is not None and live.game.is_auto(live.seat_of(2) or 0)
     # "I'm back" does not undo the admin's decision.
     hand = await fake.wait_for(lambda: (m := hand_message(fake, 2)) and "I'm back" in str(m.buttons()) and m)

@@ -44,6 +44,8 @@ def button_kinds(v: View, language: str) -> set[Kind]:
     kinds = set()
     for row in hand_keyboard(v, 1, texts(language)).inline_keyboard:
         for b in row:
+            if (b.api_kwargs or {}).get("disabled"):
+                continue  # a card with no move now: shown, and does nothing
             press = decode(str(b.callback_data))
             if isinstance(press, MovePress):
                 kinds.add(Kind(kind(press.move)))
@@ -257,10 +259,10 @@ def test_the_discard_list_opens_from_the_hand_grouped_by_suit() -> None:
                 conceding = isinstance(decode(str(rows[-1][0].callback_data)), ConcedePress)
                 assert (
                     rows[-2 if conceding else -1] == tuple(shown)
-                    and shown[0].text == f"🗑 Discard: {v.discard}"
+                    and shown[0].text == f"👀 Discard pile ({v.discard})"
                 )
                 text = discard_text(v, t)
-                assert text.startswith(f"Discard ({v.discard}):")
+                assert text.startswith(f"Discard pile ({v.discard}):")
                 assert sum(len(line.split()) - 1 for line in text.splitlines()[1:]) == v.discard
         seat = rng.choice(g.actors())
         g.apply(seat, rng.choice(g.legal_moves(seat)))
@@ -302,11 +304,11 @@ async def test_pressing_the_discard_button_answers_with_the_list_and_sends_nothi
     sent = len(fake.sent)
     data = next(d for _, d in with_list.buttons() if d.startswith("d:"))
     answer = await press_and_wait(fake, with_list.chat_id, with_list.chat_id, with_list.message_id, data)
-    assert answer.get("show_alert") and str(answer.get("text")).startswith("Discard (")
+    assert answer.get("show_alert") and str(answer.get("text")).startswith("Discard pile (")
     assert len(fake.sent) == sent  # an alert: no message sent or edited
     fake.add_user(9, "Zed")  # somebody not at the table: no list for them
     stranger = await press_and_wait(fake, 9, with_list.chat_id, with_list.message_id, data)
-    assert "Discard" not in str(stranger.get("text")) and stranger.get("show_alert")
+    assert "Discard pile" not in str(stranger.get("text")) and stranger.get("show_alert")
 
 
 async def test_a_finished_game_forgets_its_hands_screens(harness: Harness) -> None:
@@ -318,3 +320,27 @@ async def test_a_finished_game_forgets_its_hands_screens(harness: Harness) -> No
     # What each hand showed and whether it is to sound lives on the table (and goes with it): once the game is
     # over nothing is kept for its hands, so memory stays bounded over a long uptime.
     assert not harness.deps.service.tables[table_id(lobby)].screens
+
+
+async def test_an_old_client_pressing_a_disabled_card_is_told_and_nothing_changes(harness: Harness) -> None:
+    """The hand's cards that have no move now are disabled buttons (Bot API 10.3); a client older than that
+    shows them as any other, and its press gets an alert and changes nothing: no move, no redraw."""
+    fake = harness.fake
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    await harness.deps.outbox.idle()
+    live = harness.deps.service.tables[table_id(lobby)]
+    assert live.game is not None
+    waiting = next(s for s in range(2) if s not in live.game.to_act()) + 1  # nothing to do until led on
+    hand = hand_message(fake, waiting)
+    assert hand is not None
+    pressable = hand.buttons()
+    everything = hand.buttons(disabled=True)
+    cards_shown = [label for label, data in everything if isinstance(decode(data), PickPress)]
+    assert len(cards_shown) == 6 and not [d for _, d in pressable if isinstance(decode(d), PickPress)]
+    version, sent = live.game.version, len(fake.sent)
+    data = next(d for _, d in everything if isinstance(decode(d), PickPress))
+    answer = await press_and_wait(fake, waiting, waiting, hand.message_id, data)
+    assert answer.get("show_alert") and answer.get("text") == texts("en")("alert.not_now")
+    await harness.deps.outbox.idle()
+    assert live.game.version == version and len(fake.sent) == sent  # nothing moved, nothing redrawn

@@ -46,7 +46,7 @@ async def test_command_replies_after_a_game_all_arrive_within_the_groups_budget(
     for user, name in ((3, "Cid"), (4, "Dan"), (5, "Eve")):
         fake.add_user(user, name)
     commands = {1: "/top", 2: "/stats", 3: "/rules", 4: "/help", 5: "/top global"}
-    expected = ["<b>Season ", "Stats: Bob", "Throw-in durak", "/newgame", "Global"]
+    expected = [" season · ", "Stats: Bob", "Throw-in durak", "/newgame", "Global"]
     before = len(fake.bot_messages(GROUP))
     for user, command in commands.items():  # five members at once
         fake.send(user, GROUP, command)
@@ -214,7 +214,7 @@ async def test_on_a_full_token_a_move_is_answered_with_a_word_that_it_counted(ha
     await asyncio.sleep(1.5 * scale)  # that move's redraws have waited longer than an overall second
     user, hand = mover(int(table), 3)
     busy = await press_and_wait(fake, user, user, hand.message_id, move_choices(hand.reply_markup)[0])
-    assert str(busy.get("text", "")).startswith("✓ Played.") and not busy.get("show_alert")
+    assert str(busy.get("text", "")).startswith("✓ Move accepted.") and not busy.get("show_alert")
     outbox._budget.done(held, 0)
     await outbox.idle()
 

@@ -39,7 +39,7 @@ async def test_a_left_game_and_a_timed_out_game_count_in_stats_and_mark_the_lobb
     live = service.tables[table_id(lobby)]
     await fake.wait_for(lambda: live.game is not None and live.game.is_auto(1), what="a bot in Bob's seat")
     await play_until_over(fake, GROUP, [1], random.Random(1))
-    assert "Played to the end: 0 of 1 game (left: 1)" in await stats(harness, 2)
+    assert "Played to the end: 0 of 1 game (walked out: 1)" in await stats(harness, 2)
 
     lobby = await next_lobby(harness)
     await start(harness, lobby)
@@ -58,7 +58,7 @@ async def test_a_left_game_and_a_timed_out_game_count_in_stats_and_mark_the_lobb
         assert game is not None
     await play_until_over(fake, GROUP, [1], rng)
     bob = await stats(harness, 2)
-    assert "Played to the end: 0 of the last 2 games (left: 1 · out of time: 1)" in bob
+    assert "Played to the end: 0 of the last 2 games (walked out: 1 · timed out: 1)" in bob
     assert "Played to the end: 2 of the last 2 games\n" in await stats(harness, 1)
 
     lobby = await next_lobby(harness)

@@ -43,16 +43,16 @@ async def test_a_season_board_by_default_all_time_on_a_button_and_one_podium_whe
     result = await play_until_over(fake, GROUP, [1, 2], random.Random(5))
     winner, loser = ("Bob", "Ann") if "Ann is the durak" in result else ("Ann", "Bob")
     board = await said(fake, 1, "/top")
-    assert f"<b>Season {EN.season(now)} · throw-in</b>" in board.text
+    assert f"<b>{EN.season(now)} season · throw-in</b>" in board.text
     assert f"1. {winner} — 1 point · 1 game" in board.text and f"2. {loser} — 0 points · 1 game" in board.text
     all_time = await press(fake, 1, board, "All time")
     assert "Chat leaderboard · throw-in" in all_time  # by rating, from 3 games on
     back = await press(fake, 1, board, "Season:")
-    assert f"Season {EN.season(now)}" in back
+    assert f"{EN.season(now)} season" in back
     earlier = await press(fake, 1, board, f"◀ {EN.season(shift(now, -1))}")
     assert "Nobody has played a rated game this season yet." in earlier
     stats = (await said(fake, 2 if winner == "Bob" else 1, "/stats")).text
-    assert f"Season {EN.season(now)}: 1 point, place 1" in stats
+    assert f"{EN.season(now)} season: 1 point, rank 1" in stats
 
     # The season ends (a controlled clock): the podium comes once, to the group that played only.
     fake.add_group(-500, "Quiet")
@@ -64,7 +64,7 @@ async def test_a_season_board_by_default_all_time_on_a_button_and_one_podium_whe
     await harness.deps.outbox.idle()
     podiums = [m.text for m in fake.bot_messages(GROUP) if "season is over" in m.text]
     assert podiums == [
-        f"🏆 The {EN.season(now)} season is over. Thank you for the games!\n\n<b>Throw-in</b>\n"
+        f"🏆 The {EN.season(now)} season is over. Thanks for playing!\n\n<b>Throw-in</b>\n"
         f"🥇 1. {winner} — 1 point · 1 game\n🥈 2. {loser} — 0 points · 1 game\n\n"
         "A new season starts now: every board begins at zero. /top"
     ]
@@ -78,7 +78,7 @@ async def test_a_group_chooses_quarterly_seasons_or_none(harness: Harness) -> No
     menu = await said(fake, 1, "/settings")
     assert "Seasons: quarterly" in await press_menu(fake, menu, "Seasons")
     quarter = season_of(harness.deps.service.env.clock(), "quarterly")
-    assert f"Season {EN.season(quarter)} · throw-in" in (await said(fake, 2, "/top")).text
+    assert f"{EN.season(quarter)} season · throw-in" in (await said(fake, 2, "/top")).text
     assert "Seasons: off" in await press_menu(fake, menu, "Seasons")
     board = await said(fake, 2, "/top")
     assert "Chat leaderboard · throw-in" in board.text and "Season" not in str(board.buttons())

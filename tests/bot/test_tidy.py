@@ -75,9 +75,9 @@ async def test_a_finished_game_takes_the_commands_that_led_to_it(harness: Harnes
     assert {talk, top, board.message_id, lobby.message_id} <= set(left)
     assert any(is_result(m.text) for m in left.values() if m.from_bot)
     summary = await fake.wait_for(
-        lambda: "Played:" in left[lobby.message_id].text and left[lobby.message_id].text, what="the summary"
+        lambda: "Players:" in left[lobby.message_id].text and left[lobby.message_id].text, what="the summary"
     )
-    assert "Played: Ann, Bob, Cid" in summary and "the result is below" in summary
+    assert "Players: Ann, Bob, Cid" in summary and "results below" in summary
     assert "Waiting for" not in summary and left[lobby.message_id].reply_markup is None
 
 
@@ -97,7 +97,7 @@ async def test_without_the_right_to_delete_nothing_is_tried(harness: Harness) ->
     await play_until_over(fake, GROUP, [1, 2], random.Random(2))
     await tidied(harness, table)  # forgotten: the group keeps them
     assert fake.calls["deleteMessages"] == 0 and not deleted(fake)
-    assert "Played:" not in fake.messages[GROUP][lobby.message_id].text  # the whole table, as before
+    assert "Players:" not in fake.messages[GROUP][lobby.message_id].text  # the whole table, as before
 
 
 async def test_a_group_that_turns_it_off_keeps_its_messages(harness: Harness) -> None:
@@ -116,7 +116,7 @@ async def test_a_group_that_turns_it_off_keeps_its_messages(harness: Harness) ->
     opened = fake.send(1, GROUP, "/newgame")
     lobby = await lobby_of(fake, opened)
     fake.send(1, GROUP, "/cancel")
-    await fake.wait_for(lambda: "cancelled" in fake.messages[GROUP][lobby.message_id].text, what="cancelled")
+    await fake.wait_for(lambda: "Table closed." in fake.messages[GROUP][lobby.message_id].text, what="closed")
     await tidied(harness, table_id(lobby))
     assert fake.calls["deleteMessages"] == 0 and opened in fake.messages[GROUP]
 
@@ -135,7 +135,7 @@ async def test_a_cancelled_lobby_takes_its_commands_and_a_refusal_is_not_tried_a
     cancelled = fake.send(1, GROUP, "/cancel")
     await fake.wait_for(lambda: {opened, joined, cancelled} <= deleted(fake), what="deleted after the 429")
     assert fake.calls["deleteMessages"] == 2  # the 429 waited out, then the same again
-    assert "cancelled" in fake.messages[GROUP][lobby.message_id].text
+    assert "Table closed." in fake.messages[GROUP][lobby.message_id].text
 
     # The next table's messages: Telegram refuses to delete them (the right taken away meanwhile, say).
     opened = fake.send(1, GROUP, "/newgame")
