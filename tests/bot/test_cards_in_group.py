@@ -287,7 +287,7 @@ async def test_a_lost_hand_comes_back_with_my_cards_and_a_stranger_is_refused(ha
     assert live.game is not None
     version = live.game.version
     answer = await press_in_group_as(fake, 9, fresh, encode(MovePress(live.id, version, TAKE)))
-    assert answer.get("show_alert") and "not your cards" in str(answer.get("text"))
+    assert answer.get("show_alert") and "aren't your cards" in str(answer.get("text"))
     assert live.game.version == version
     within_limits(fake)
 

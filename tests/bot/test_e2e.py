@@ -117,14 +117,14 @@ async def test_stale_foreign_and_forged_presses_get_an_alert_and_change_nothing(
     version = live.game.version
     # The same (now out-of-date) keyboard pressed again: that lead is no longer legal, and says why.
     answer = await press_and_wait(fake, leader, leader, message.message_id, old[-1])
-    assert answer.get("show_alert") and "already been led" in str(answer.get("text"))
+    assert answer.get("show_alert") and "first card is already down" in str(answer.get("text"))
     # Somebody not at the table, replaying another player's button data.
     fake.add_user(9, "Mallory")
     fake.send(9, 9, "/start")
     await fake.wait_for(lambda: fake.last(9), what="welcome")
     fake.messages.setdefault(9, {})[message.message_id] = message
     answer = await press_and_wait(fake, 9, 9, message.message_id, old[0])
-    assert "not your cards" in str(answer.get("text"))
+    assert "aren't your cards" in str(answer.get("text"))
     for forged in ("m:999:1:x", "zzz", "m:1:1:l6s6s6s6s6s", "L:1:set:__class__"):
         answer = await press_and_wait(fake, leader, leader, message.message_id, forged)
         assert answer.get("show_alert"), forged
@@ -634,7 +634,7 @@ LOCAL = {
         "Ваши карты",
         "Игра окончена",
         "Реванш",
-        "<b>Сезон ",
+        "<b>Сезон: ",
         "Статистика:",
         "Запись игры",
     ],
@@ -643,7 +643,7 @@ LOCAL = {
         "Ваші карти",
         "Гру закінчено",
         "Реванш",
-        "<b>Сезон ",
+        "<b>Сезон: ",
         "Статистика:",
         "Запис гри",
     ],

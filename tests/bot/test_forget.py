@@ -32,7 +32,8 @@ async def test_forget_me_removes_the_person_and_changes_nothing_for_the_others(h
 
     fake.send(1, 1, "/forgetme")
     ask = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(1) if "Forget you?" in m.text), None), what="the question"
+        lambda: next((m for m in fake.bot_messages(1) if "Delete your data?" in m.text), None),
+        what="the question",
     )
     assert [label for label, _ in ask.buttons()] == ["Forget me", "Cancel"]
     answer = await press_and_wait(fake, 1, 1, ask.message_id, "F:yes")
@@ -65,7 +66,7 @@ async def test_forget_me_removes_the_person_and_changes_nothing_for_the_others(h
     assert "Former player" in replay.text and "Ann" not in replay.text
     fake.send(2, GROUP, "/top")
     board = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(GROUP) if "<b>Season " in m.text), None), what="/top"
+        lambda: next((m for m in fake.bot_messages(GROUP) if " season · " in m.text), None), what="/top"
     )
     assert "Ann" not in board.text and "Former player" in board.text
     # Writing again, she is a new user the bot knows only from what Telegram says.
@@ -80,7 +81,8 @@ async def test_cancel_changes_nothing(harness: Harness) -> None:
     await open_table(harness, ["Ann", "Bob"])
     fake.send(1, 1, "/forgetme")
     ask = await fake.wait_for(
-        lambda: next((m for m in fake.bot_messages(1) if "Forget you?" in m.text), None), what="the question"
+        lambda: next((m for m in fake.bot_messages(1) if "Delete your data?" in m.text), None),
+        what="the question",
     )
     await press_and_wait(fake, 1, 1, ask.message_id, "F:no")
     await fake.wait_for(lambda: "Nothing was changed" in fake.messages[1][ask.message_id].text, what="kept")

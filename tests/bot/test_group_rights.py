@@ -209,7 +209,7 @@ async def test_a_server_without_ephemeral_messages_never_shows_a_hand_to_the_gro
     await press_and_wait(fake, 1, GROUP, lobby.message_id, f"L:{table_id(lobby)}:start")
     table = await dealt(fake, lobby)
     answer = await press_and_wait(fake, 2, GROUP, table.message_id, my_cards(lobby))
-    assert answer.get("show_alert") and "cannot show cards in the group" in str(answer.get("text"))
+    assert answer.get("show_alert") and "can't show cards in the group" in str(answer.get("text"))
     await h.deps.outbox.idle()
     timeline = [m.text for m in fake.messages[GROUP].values()]
     assert not any("Your hand" in text for text in timeline) and fake.deleted == []

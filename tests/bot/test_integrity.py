@@ -292,15 +292,15 @@ async def test_a_game_that_cannot_be_restored_is_told_to_its_group_and_its_hands
         conn.execute("UPDATE games SET snapshot = '{\"schema\": 999}' WHERE table_id = ?", (tid,))
     harness.app = await start_app(fake, harness.db_path)
     await until(
-        lambda: any("could not be restored" in m.text for m in fake.bot_messages(GROUP)), "the group told"
+        lambda: any("couldn't be restored" in m.text for m in fake.bot_messages(GROUP)), "the group told"
     )
     await until(
-        lambda: "could not be restored" in fake.messages[GROUP][lobby.message_id].text, "the table message"
+        lambda: "couldn't be restored" in fake.messages[GROUP][lobby.message_id].text, "the table message"
     )
     for user, message in hands.items():
         await until(
             lambda: (
-                "could not be restored" in (m := fake.messages[user][message.message_id]).text
+                "couldn't be restored" in (m := fake.messages[user][message.message_id]).text
                 and not m.buttons()
             ),
             "the hand without buttons",
@@ -330,9 +330,9 @@ async def test_strangers_cannot_join_from_another_chat_or_with_a_link(harness: H
     assert table is not None and table.join_token
     for payload, expected in (
         (f"join_{table.join_token}", "Only members"),
-        (f"join_{tid}", "does not lead"),
-        ("join_" + "9" * 30, "does not lead"),
-        ("join_", "does not lead"),
+        (f"join_{tid}", "doesn't lead"),
+        ("join_" + "9" * 30, "doesn't lead"),
+        ("join_", "doesn't lead"),
     ):
         before = len(fake.bot_messages(9))
         fake.send(9, 9, f"/start {payload}")
@@ -391,7 +391,7 @@ async def test_oversized_and_negative_numbers_are_refused_with_an_answer(
     replays = [m.text for m in replies if "game" in m.text.lower() and "/replay" in m.text]
     assert len(replays) == 4, [m.text for m in replies]  # "No such game" for every /replay: -1 is not game 1
     assert not any("Replay of game" in m.text for m in replies)
-    await until(lambda: any("does not lead" in m.text for m in fake.bot_messages(1)), "the /start reply")
+    await until(lambda: any("doesn't lead" in m.text for m in fake.bot_messages(1)), "the /start reply")
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
 
 
