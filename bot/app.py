@@ -19,18 +19,20 @@ from telegram.request import BaseRequest, HTTPXRequest
 
 import engine
 from bot import handlers, logs, metrics, profile, retention, seasons, watch
+from bot.checks import check_database, report
 from bot.cluster import Cluster
-from bot.deps import Deps, keep, keep_settings, settings_of, started
+from bot.deps import Deps, keep, keep_settings, revoked_of, settings_of, started
 from bot.http import AiohttpRequest
 from bot.members import ChatMembers
 from bot.outbox import Outbox
 from bot.presenter import Presenter
+from bot.revoked import REVOKED_EXIT, Revoked
 from bot.service import TableService
 from bot.settings import Settings, SettingsError, load_settings
 from bot.thinking import Thinker
 from bot.timers import JobScheduler
 from bot.web.server import serve, watch_tables
-from storage import SchemaTooNew, Storage, StorageUnusable, describe
+from storage import SchemaTooNew, Storage, StorageUnusable
 
 log = logging.getLogger("bot")
 
@@ -57,12 +59,14 @@ def build_application(
     elif request is None:
         request = HTTPXRequest(connection_pool_size=settings.telegram_connections)
         updates_request = HTTPXRequest(connection_pool_size=1)
-    # Every Bot API call is counted by method and result (bot.metrics).
-    builder = builder.request(metrics.MeteredRequest(request)).get_updates_request(
-        metrics.MeteredRequest(updates_request or request)
+    # Every Bot API call is counted by method and result (bot.metrics); a 401 stops the bot (bot.revoked).
+    revoked = Revoked()
+    builder = builder.request(metrics.MeteredRequest(request, revoked.unauthorized)).get_updates_request(
+        metrics.MeteredRequest(updates_request or request, revoked.unauthorized)
     )
     application = builder.build()
-    keep_settings(application, settings)
+    revoked.application = application
+    keep_settings(application, settings, revoked)
 
     handlers.register(application)
     if settings.database_url:  # PostgreSQL: this process may be one of several (bot/cluster.py)
@@ -159,7 +163,7 @@ async def _stopping(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     found = started(application)
     if found is not None:
         await found.service.thinker.stop()
-        await found.outbox.close(flush=FLUSH_SECONDS)
+        await found.outbox.close(flush=0 if revoked_of(application).seen else FLUSH_SECONDS)
 
 
 async def _stopped(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -187,19 +191,6 @@ def webhook_options(settings: Settings) -> dict[str, Any]:
     }
 
 
-async def check_database(settings: Settings) -> int:
-    """Open (and migrate) the database and read its live tables once, before anything talks to Telegram:
-    a damaged, foreign or read-only file stops the start with one line naming it. Returns how many tables a
-    start brings back."""
-    storage = await Storage.open(settings.database, synchronous=settings.database_synchronous)
-    try:
-        return len(await storage.restorable())
-    except Exception as exc:  # database errors, and rows no record can be built from
-        raise StorageUnusable(storage.db.where, f"{type(exc).__name__}: {exc}") from None
-    finally:
-        await storage.close()
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot", description="Durak for Telegram groups.")
     parser.add_argument("--check", action="store_true", help="check the settings and the database, then exit")
@@ -216,18 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Cannot start: {exc}", file=sys.stderr)
         return 2
     if check:
-        mode = f"webhook at {settings.webhook_url}" if settings.webhook_url else "long polling"
-        print(
-            f"OK: settings valid ({mode}); the database {describe(settings.database)} opens, with {tables} tables to bring back"
-        )
-        print(f"computer players run on the {engine.BUILD}")
-        watched = settings.metrics_port is not None
-        where = f"http://{settings.metrics_listen}:{settings.metrics_port}" if watched else ""
-        print(f"metrics and health: {where + '/metrics and /healthz' if watched else 'off (METRICS_PORT)'}")
-        days = settings.move_log_days
-        print(
-            f"move logs of finished games: {f'kept {days} days' if days else 'kept for ever (MOVE_LOG_DAYS)'}"
-        )
+        report(settings, tables)
         return 0
     application = build_application(settings)
     try:
@@ -247,4 +227,4 @@ def main(argv: list[str] | None = None) -> int:
     except SchemaTooNew as exc:
         print(f"Cannot start: {exc}", file=sys.stderr)
         return 2
-    return 0
+    return REVOKED_EXIT if revoked_of(application).seen else 0

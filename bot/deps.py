@@ -12,6 +12,7 @@ from telegram.ext import Application, ContextTypes
 from bot.members import ChatMembers
 from bot.outbox import Outbox
 from bot.presenter import Presenter
+from bot.revoked import Revoked
 from bot.service import TableService
 from bot.settings import Settings
 from bot.web.hub import Hub
@@ -20,6 +21,7 @@ from storage import Storage
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 _SETTINGS = "settings"  # read while the application is built, before the parts below exist
 _DEPS = "deps"
+_REVOKED = "revoked"
 
 
 class Router(Protocol):
@@ -59,8 +61,15 @@ class Deps:
     web: Watch | None = None  # its HTTP server
 
 
-def keep_settings(application: AnyApplication, settings: Settings) -> None:
+def keep_settings(application: AnyApplication, settings: Settings, revoked: Revoked | None = None) -> None:
     application.bot_data[_SETTINGS] = settings
+    application.bot_data[_REVOKED] = revoked or Revoked()
+
+
+def revoked_of(application: AnyApplication) -> Revoked:
+    """Whether Telegram stopped accepting the token while the bot ran (bot.revoked)."""
+    found: Revoked = application.bot_data[_REVOKED]
+    return found
 
 
 def settings_of(application: AnyApplication) -> Settings:

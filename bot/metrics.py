@@ -7,6 +7,7 @@ bot's series do not grow with its users.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -74,8 +75,9 @@ def _result(status: int) -> str:
 class MeteredRequest(BaseRequest):
     """PTB's HTTP layer, counting every Bot API call by method and result; the calls go to ``inner``."""
 
-    def __init__(self, inner: BaseRequest) -> None:
+    def __init__(self, inner: BaseRequest, on_unauthorized: Callable[[], None] | None = None) -> None:
         self.inner = inner
+        self.on_unauthorized = on_unauthorized  # Telegram answered 401: the token is no longer accepted
 
     @property
     def read_timeout(self) -> float | None:
@@ -106,4 +108,6 @@ class MeteredRequest(BaseRequest):
             CALLS.labels(name, "network").inc()
             raise
         CALLS.labels(name, _result(status)).inc()
+        if status == 401 and self.on_unauthorized is not None:
+            self.on_unauthorized()
         return status, payload

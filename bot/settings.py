@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.i18n import LANGUAGES
 from bot.pacing import Limits
-from storage.db import is_postgres
+from storage.settings import DatabaseSettings
 
 _TOKEN = re.compile(r"^\d{5,}:[A-Za-z0-9_-]{30,}$")
 _SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
@@ -30,8 +28,9 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+class Settings(DatabaseSettings):
+    """Everything the bot reads from the environment or ``.env``; where the data lives is
+    ``storage.settings.DatabaseSettings``' (which the backup tool reads too)."""
 
     bot_token: str = Field(description="The token from @BotFather.")
     bot_api_url: str = Field(
@@ -44,10 +43,6 @@ class Settings(BaseSettings):
     # Requests to Telegram open at once (either client; getUpdates has a connection of its own). The outbox
     # keeps sends near 30 a second, so this hardly matters (bench/load.py measures it).
     telegram_connections: int = Field(256, ge=4, le=1024)
-    database_path: Path = Field(Path("durak.sqlite3"), description="The SQLite file; created if missing.")
-    # postgresql://user:password@host:5432/dbname: PostgreSQL instead of the SQLite file, for several bot
-    # processes sharing one database (docs/deploy.md).
-    database_url: str | None = None
     # With PostgreSQL: seconds a chat stays with a process that stopped renewing its lease (it renews every
     # fifth of that). A killed process's games wait about this long before another process carries them on.
     cluster_lease: float = Field(15.0, ge=1, le=300)
@@ -144,18 +139,6 @@ class Settings(BaseSettings):
         if self.web_app and self.web_port is None:
             raise ValueError("WEB_APP needs WEB_PORT: the app's page is served by the bot (docs/webapp.md)")
         return self
-
-    @field_validator("database_url")
-    @classmethod
-    def _postgres_url(cls, value: str | None) -> str | None:
-        if value and not is_postgres(value):
-            raise ValueError("DATABASE_URL must be a postgresql:// URL (leave it unset for SQLite)")
-        return value or None
-
-    @property
-    def database(self) -> str | Path:
-        """Where the data lives: the PostgreSQL URL if given, else the SQLite file."""
-        return self.database_url or self.database_path
 
     @field_validator("default_language")
     @classmethod

@@ -3,6 +3,7 @@ outside here."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from storage.chats import Chats
@@ -52,6 +53,15 @@ class Storage:
 
     async def close(self) -> None:
         await self.db.close()
+
+    async def probe(self) -> None:
+        """Write one row, as every move does: raises if the database takes no write now (another program
+        holds its lock, the disk is full, the file is read-only), where a read would still be answered."""
+        await self.db.execute(
+            """INSERT INTO health (id, checked_at) VALUES (1, ?)
+               ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at""",
+            (time.time(),),
+        )
 
     def forget(self, kind: str, key: int) -> None:
         """Another process changed this user or chat: the cached record goes."""

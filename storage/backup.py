@@ -9,7 +9,8 @@ the file alone may miss the last commits, and a copy taken mid-write may be torn
 consistent snapshot while the bot goes on writing (readers never block writers in WAL mode). It is written
 under a temporary name, checked (``PRAGMA integrity_check``, the schema version, its rows counted) and only
 then renamed into place, so a file named like a backup is always a whole one. ``--restore`` writes a backup
-back over the database (DATABASE_PATH, or ``--database``) with the same API, after checking it; stop the bot
+back over the database (DATABASE_PATH as the bot reads it, from the environment or ``.env``, or
+``--database``) with the same API, after checking it; stop the bot
 first. PostgreSQL has its own tools for this: ``pg_dump`` and ``pg_restore`` (docs/operations.md).
 """
 
@@ -17,15 +18,18 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sqlite3
 import sys
 import time
-from contextlib import closing
+from contextlib import closing, suppress
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from storage.copy import TABLES
-from storage.db import is_postgres
 from storage.migrations import LATEST
+from storage.settings import DatabaseSettings
 
 
 class BackupFailed(RuntimeError):
@@ -54,22 +58,23 @@ def backup(database: Path, folder: Path, *, keep: int | None = None, now: float 
     """Copy ``database`` into ``folder`` as ``<name>-<time>.sqlite3``, checked; keep the newest ``keep``."""
     if not database.exists():
         raise BackupFailed(f"no database at {database}")
-    folder.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
     target = folder / f"{database.stem}-{stamp}.sqlite3"
-    partial = target.with_suffix(".partial")
-    partial.unlink(missing_ok=True)
+    partial = folder / f".{target.name}.{os.getpid()}.partial"  # runs that overlap never share one
     try:
+        folder.mkdir(parents=True, exist_ok=True)
         with closing(sqlite3.connect(database)) as source, closing(sqlite3.connect(partial)) as copy:
             source.backup(copy)  # all pages in one step: one consistent snapshot
             copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal beside it
         check(partial)
         os.replace(partial, target)
-    except (sqlite3.Error, BackupFailed) as exc:
-        partial.unlink(missing_ok=True)
-        raise BackupFailed(f"the backup of {database} failed: {exc}") from None
-    if keep is not None:
-        backups = sorted(folder.glob(f"{database.stem}-*.sqlite3"))
+    except (sqlite3.Error, OSError, BackupFailed) as exc:  # an unwritable folder, a full disk, a bad copy
+        with suppress(OSError):
+            partial.unlink(missing_ok=True)
+        raise BackupFailed(f"the backup of {database} to {folder} failed: {exc}") from None
+    if keep is not None:  # this database's backups only (another named "durak-test" is not among them)
+        own = re.compile(rf"{re.escape(database.stem)}-\d{{8}}-\d{{6}}\.sqlite3")
+        backups = sorted(p for p in folder.iterdir() if own.fullmatch(p.name))
         for old in backups[: max(0, len(backups) - keep)]:
             old.unlink()
     return target
@@ -94,18 +99,21 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("folder", nargs="?", type=Path, help="where backups go")
-    parser.add_argument("--keep", type=int, help="keep only the newest N backups in the folder")
+    parser.add_argument("--keep", type=_at_least_one, help="keep only the newest N (1 or more) backups")
     parser.add_argument("--restore", type=Path, metavar="BACKUP", help="write this backup over the database")
     parser.add_argument(
-        "--database",
-        type=Path,
-        default=Path(os.environ.get("DATABASE_PATH", "durak.sqlite3")),
-        help="the database file (default: DATABASE_PATH, or durak.sqlite3)",
+        "--database", type=Path, help="the database file (default: DATABASE_PATH, as the bot reads it)"
     )
     args = parser.parse_args(argv)
-    if is_postgres(os.environ.get("DATABASE_URL", "")):
+    try:  # the bot's own settings: the environment, then .env
+        settings = DatabaseSettings()
+    except ValidationError as exc:
+        print(f"Failed: {exc.errors()[0]['msg']}", file=sys.stderr)
+        return 2
+    if settings.database_url and args.database is None:
         print("DATABASE_URL is PostgreSQL: back it up with pg_dump (docs/operations.md)", file=sys.stderr)
         return 2
+    args.database = args.database or settings.database_path
     try:
         if args.restore is not None:
             counts = restore(args.restore, args.database)
@@ -119,6 +127,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Failed: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def _at_least_one(text: str) -> int:
+    value = int(text)
+    if value < 1:  # 0 would delete every backup, the new one too
+        raise argparse.ArgumentTypeError("keep at least 1 backup")
+    return value
 
 
 def _rows(counts: dict[str, int]) -> str:

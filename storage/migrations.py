@@ -218,6 +218,14 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE processes ADD COLUMN web TEXT;
     """,
+    # 13: the health check's write (bot.watch): a database that answers reads but takes no write (locked by
+    # another program, a full disk, read-only) is not well.
+    """
+    CREATE TABLE health (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        checked_at REAL NOT NULL
+    );
+    """,
 ]
 
 # PostgreSQL runs the same steps, translated by these rules (the only place the two schemas differ): 64-bit

@@ -191,6 +191,7 @@ class FakeTelegram:
         "group"  # "group": in the group's budget; "receiver": paced as a private chat each
     )
     api_version: tuple[int, int] = (10, 3)  # older than EPHEMERAL_SINCE: a server without ephemeral messages
+    revoked: bool = False  # the bot's token revoked in @BotFather: every call answered 401
     paid_broadcasts: bool = (
         True  # the bot enabled them in @BotFather and has Stars: else a flagged send is 400
     )
@@ -511,6 +512,8 @@ class FakeTelegram:
             except json.JSONDecodeError:
                 params[key] = value
         self.calls[method] += 1
+        if self.revoked:  # the token was revoked in @BotFather: every call, whatever it is
+            return 401, {"ok": False, "error_code": 401, "description": "Unauthorized"}
         api = getattr(self, f"_api_{method}", None)
         if api is None or (method in EPHEMERAL_METHODS and self.api_version < EPHEMERAL_SINCE):
             return 404, {"ok": False, "error_code": 404, "description": "Not Found"}

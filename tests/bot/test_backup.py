@@ -4,6 +4,7 @@ and restored, after which the game plays on from where the backup caught it."""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import sqlite3
 import subprocess
@@ -88,3 +89,38 @@ def _database(path: Path) -> None:
         await storage.close()
 
     asyncio.run(make())
+
+
+def test_the_command_reads_the_bots_settings_and_keeps_to_its_own_backups(tmp_path: Path) -> None:
+    """DATABASE_PATH in .env, as the bot reads it (an empty durak.sqlite3 where the tool runs is not the
+    bot's database); --keep 0 refused (it would delete the new backup too); rotation counts only this
+    database's backups; an unwritable folder is one line, no traceback."""
+    work = tmp_path / "work"
+    work.mkdir()
+    database = tmp_path / "data" / "bot.sqlite3"
+    database.parent.mkdir()
+    _database(database)
+    (work / "durak.sqlite3").write_bytes(b"")  # left by an earlier run: not the bot's database
+    (work / ".env").write_text(f"BOT_TOKEN=123456:{'A' * 35}\nDATABASE_PATH={database}\n")
+    folder = tmp_path / "b"
+    folder.mkdir()
+    others = [folder / "bot-test-20260101-000000.sqlite3", folder / "bot-20260101-000000.sqlite3.bak"]
+    for other in others:
+        other.write_bytes(b"another database's")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT)}
+        command = [sys.executable, "-m", "storage.backup", *args]
+        return subprocess.run(
+            command, cwd=work, env=env, capture_output=True, text=True, timeout=60, check=False
+        )
+
+    done = run(str(folder), "--keep", "1")
+    assert done.returncode == 0 and f"backed up {database}" in done.stdout and "users 1" in done.stdout, done
+    assert all(other.exists() for other in others)  # not this database's backups: never rotated away
+    refused = run(str(folder), "--keep", "0")
+    assert refused.returncode == 2 and "keep at least 1" in refused.stderr
+    not_a_folder = tmp_path / "a-file"  # a destination nobody can write to, root included
+    not_a_folder.write_bytes(b"")
+    failed = run(str(not_a_folder / "inner"))
+    assert failed.returncode == 1 and failed.stderr.count("\n") == 1 and "Traceback" not in failed.stderr

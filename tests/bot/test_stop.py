@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from bot.revoked import REVOKED_EXIT
 from tests.bot.fake_telegram import TOKEN, FakeTelegram, Message, RateLimits
 from tests.bot.players import hand_message, move_choices, press_and_wait
 
@@ -155,4 +156,30 @@ async def test_a_kill_mid_game_and_a_restart_never_break_the_groups_limit(tmp_pa
     finally:
         if bot.returncode is None:
             bot.kill()
+        await runner.cleanup()
+
+
+async def test_a_token_revoked_while_running_stops_the_bot_at_once_and_loudly(tmp_path: Path) -> None:
+    """A leaked token revoked in @BotFather mid-game: every call is answered 401. The bot does not stay up
+    deaf (polling given up, timers handing seats to bots): it says so in one line and exits non-zero by
+    itself, within seconds, for its supervisor to see; the game is kept for the next start."""
+    fake = FakeTelegram()
+    runner, port = await fake.serve()
+    db = tmp_path / "revoked.sqlite3"
+    bot = await bot_process(port, db)
+    try:
+        await deal(fake)
+        fake.revoked = True
+        code = await asyncio.wait_for(bot.wait(), 30)
+        assert bot.stderr is not None
+        err = (await bot.stderr.read()).decode()
+        assert code == REVOKED_EXIT, err
+        assert err.count("no longer accepts the bot token") == 1, err
+        assert "Traceback" not in err, err
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("SELECT COUNT(*) FROM tables WHERE status = 'playing'").fetchone() == (1,)
+    finally:
+        if bot.returncode is None:
+            bot.kill()
+            await bot.wait()
         await runner.cleanup()

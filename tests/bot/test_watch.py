@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -76,7 +78,7 @@ async def test_health_says_which_part_is_unwell(harness: Harness, monkeypatch: p
         raise OSError("disk I/O error")
 
     with monkeypatch.context() as patch:
-        patch.setattr(harness.deps.storage.db, "fetch_one", broken)
+        patch.setattr(harness.deps.storage, "probe", broken)
         patch.setattr(harness.deps.outbox.lanes, "backlog", lambda: ({"urgent": 1}, 600.0))
         answer = await get(harness, "/healthz")
         found = json.loads(answer.text)
@@ -84,3 +86,23 @@ async def test_health_says_which_part_is_unwell(harness: Harness, monkeypatch: p
         assert found["database"] == "failed: OSError" and "600 s" in found["outbox"]
     # The database back, the outbox drained: well again.
     assert (await get(harness, "/healthz")).status_code == 200
+
+
+async def test_health_fails_while_another_program_holds_the_databases_write_lock(harness: Harness) -> None:
+    """A read is answered through another connection's exclusive lock, and every move would fail: health
+    asks for a write, so it says the database is unwell, and is well again once the lock is let go."""
+    assert (await get(harness, "/healthz")).status_code == 200
+    other = sqlite3.connect(harness.db_path, isolation_level=None, timeout=0)
+    try:
+        other.execute("BEGIN EXCLUSIVE")
+        answer = await get(harness, "/healthz")
+        assert answer.status_code == 503 and json.loads(answer.text)["database"] == "failed: TimeoutError"
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    for _ in range(100):  # the late write goes through once the lock is gone
+        if (await get(harness, "/healthz")).status_code == 200:
+            break
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError("health never came back")
