@@ -108,8 +108,9 @@ class Play:
             game = table.game
             if card is not None and (game is None or version != game.version):
                 return Verdict.refused(Refusal.STALE)
-            if card is not None and game is not None and not covers_with(view(game, seat).moves, card):
-                return Verdict.refused(Refusal.NOT_NOW)  # a disabled card (an old client): nothing changes
+            covers = [cards(m)[1] for m in view(game, seat).moves if kind(m) == Kind.COVER] if game else []
+            if card is not None and card not in covers:  # a disabled card (an old client): nothing changes
+                return Verdict.refused(Refusal.NOT_NOW)
             table.screens[seat].selected = card
         return Verdict(True, table_id=table.id)
 
@@ -246,8 +247,3 @@ class Play:
             self._progress = (game.discard, now_out, game.bout)
             return False
         return game.bout - since >= STALL_BOUTS
-
-
-def covers_with(moves: tuple[Move, ...] | list[Move], card: int) -> bool:
-    """Whether ``card`` covers an attack card in one of ``moves``: a card to pick for a cover."""
-    return any(kind(m) == Kind.COVER and cards(m)[1] == card for m in moves)
