@@ -122,6 +122,15 @@ def test_the_checked_in_example_settings_name_every_setting() -> None:
     example = (ROOT / ".env.example").read_text()
     for name in Settings.model_fields:
         assert f"{name.upper()}=" in example, name
+    # ... and a setting shown commented out shows its default (an operator reads it as what happens unset).
+    shown = dict(re.findall(r"^# ([A-Z_]+)=(.*)$", example, re.MULTILINE))
+    for name, field in Settings.model_fields.items():
+        default = field.default
+        if field.default_factory is not None or default is None or name.upper() not in shown:
+            continue
+        value = shown[name.upper()]
+        same = value == str(getattr(default, "value", default))
+        assert same or (isinstance(default, float) and float(value) == default), (name, value, default)
 
 
 def test_check_validates_the_settings_and_the_database_and_exits(tmp_path: Path) -> None:
