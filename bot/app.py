@@ -19,7 +19,7 @@ from telegram.request import BaseRequest, HTTPXRequest
 
 import engine
 from bot import handlers, logs, metrics, profile, retention, seasons, watch
-from bot.checks import check_database, report
+from bot.checks import check_database, report, version
 from bot.cluster import Cluster
 from bot.deps import Deps, keep, keep_settings, revoked_of, settings_of, started
 from bot.http import AiohttpRequest
@@ -194,6 +194,7 @@ def webhook_options(settings: Settings) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot", description="Durak for Telegram groups.")
     parser.add_argument("--check", action="store_true", help="check the settings and the database, then exit")
+    parser.add_argument("--version", action="version", version=version())
     check = parser.parse_args(argv).check
     try:
         settings = load_settings()

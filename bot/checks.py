@@ -1,6 +1,10 @@
-"""What ``python -m bot`` checks before anything talks to Telegram, and what ``--check`` reports."""
+"""What ``python -m bot`` checks before anything talks to Telegram, what ``--check`` reports, and what
+``--version`` says."""
 
 from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as installed
 
 import engine
 from bot.settings import Settings
@@ -31,3 +35,12 @@ def report(settings: Settings, tables: int) -> None:
     print(f"metrics and health: {url + '/metrics and /healthz' if watched else 'off (METRICS_PORT)'}")
     days = settings.move_log_days
     print(f"move logs of finished games: {f'kept {days} days' if days else 'kept for ever (MOVE_LOG_DAYS)'}")
+
+
+def version() -> str:
+    """The bot's version as installed (pyproject.toml), and which engine it runs: what a bug report needs."""
+    try:
+        number = installed("durak-bot")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        number = "unknown (not installed)"
+    return f"durak-bot {number}; computer players run on the {engine.BUILD}"

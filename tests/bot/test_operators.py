@@ -133,6 +133,23 @@ def test_the_checked_in_example_settings_name_every_setting() -> None:
         assert same or (isinstance(default, float) and float(value) == default), (name, value, default)
 
 
+def test_version_says_the_release_and_the_engine_and_needs_no_settings(tmp_path: Path) -> None:
+    """What a bug report needs, without a token or a database: nothing is read or created."""
+    env = {"PATH": os.environ.get("PATH", "")}
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "--version"],
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("durak-bot ") and "computer players run on the" in done.stdout
+    assert list(tmp_path.iterdir()) == []  # no database file made
+
+
 def test_check_validates_the_settings_and_the_database_and_exits(tmp_path: Path) -> None:
     done = run_bot(tmp_path / "d.sqlite3", "--check")
     assert done.returncode == 0, done.stderr
