@@ -56,15 +56,13 @@ class Sender:
         if is_group(lane) and self.kept is not None:
             await self.kept.recall(lane, chat)
         while (chat.urgent or chat.dirty) and not self.stopped(lane):
-            _, priority, wait = self.next(lane, chat)
+            upcoming, priority, wait = self.next(lane, chat)
             if wait > 0:
                 chat.wake.clear()
                 with contextlib.suppress(TimeoutError):  # urgent work arriving cuts a redraw's wait short
                     await asyncio.wait_for(chat.wake.wait(), wait)
                 continue
-            paying = await self.paid.payable(
-                self.budget, chat, self.next(lane, chat)[0], priority, self.source
-            )
+            paying = await self.paid.payable(self.budget, chat, upcoming, priority, self.source)
             pool = self.budget if paying is None or self.paid.budget is None else self.paid.budget
             chat.asking = pool.ask(priority)
             try:
@@ -99,7 +97,7 @@ class Sender:
                         if found is not None
                         else None
                     )
-                    self.paid.spent(found is drawn and message_id is not None)
+                    self.paid.spent(drawn is not None and found is drawn and message_id is not None)
                     if key[0] not in TOLD_ONCE and found is not None:
                         chat.last_redraw = self.clock()  # spaced from when it went out (a hand held
                         # elsewhere draws nothing here, and holds the next redraw up for nothing)

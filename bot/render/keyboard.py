@@ -83,7 +83,12 @@ def hand_keyboard(
             card_buttons.append(press(options[0], face(card)))
         else:  # a card that could cover several attack cards: which, in a second step; none: disabled
             data = encode(PickPress(table_id, view.version, card))
-            card_buttons.append(disabled(face(card), data) if not options else button(face(card), data))
+            shown = (
+                disabled(face(card), data)
+                if not options
+                else InlineKeyboardButton(face(card), callback_data=data)
+            )
+            card_buttons.append(shown)
     extra = [press(m, label) for m, label in choices.extra]
     final = [press(m, label) for m, label in choices.final]
     rows = [card_buttons[i : i + CARDS_PER_ROW] for i in range(0, len(card_buttons), CARDS_PER_ROW)]
@@ -100,10 +105,6 @@ def hand_keyboard(
             ]
         )
     return InlineKeyboardMarkup(rows)
-
-
-def button(label: str, data: str) -> InlineKeyboardButton:
-    return InlineKeyboardButton(label, callback_data=data)
 
 
 def disabled(label: str, data: str) -> InlineKeyboardButton:

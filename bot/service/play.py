@@ -108,8 +108,9 @@ class Play:
             game = table.game
             if card is not None and (game is None or version != game.version):
                 return Verdict.refused(Refusal.STALE)
-            covers = [cards(m)[1] for m in view(game, seat).moves if kind(m) == Kind.COVER] if game else []
-            if card is not None and card not in covers:  # a disabled card (an old client): nothing changes
+            moves = view(game, seat).moves if card is not None and game is not None else ()
+            if card is not None and card not in [cards(m)[1] for m in moves if kind(m) == Kind.COVER]:
+                # a disabled card, pressed on an old client: nothing changes
                 return Verdict.refused(Refusal.NOT_NOW)
             table.screens[seat].selected = card
         return Verdict(True, table_id=table.id)
