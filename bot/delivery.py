@@ -90,16 +90,16 @@ class Delivery:
 
     async def _allowed(self, draft: Draft) -> Draft | None:
         """An in-group hand as Telegram allows it to be sent now: to a server that knows ephemeral messages;
-        a new one by an administrator, or as the answer to its receiver's press (``Draft.answers``); where
+        a new one by an administrator, or as the answer to its receiver's press or command (``Draft.answers``); where
         neither, the one it was to replace (to sound) is edited instead, and with none to edit, None."""
         assert draft.receiver is not None
         if not await self.support.check():
             return None
         if draft.message_id is not None or (self.pushes is not None and await self.pushes(draft.chat_id)):
             return draft
-        press = self.grants.fresh(draft.chat_id, draft.receiver)
-        if press is not None:
-            return replace(draft, answers=press)
+        grant = self.grants.fresh(draft.chat_id, draft.receiver)
+        if grant is not None:
+            return replace(draft, answers=grant)
         if draft.replaces is not None:
             return replace(draft, message_id=draft.replaces, replaces=None)
         return None
@@ -190,7 +190,7 @@ class Delivery:
             await ephemeral.edit(self.bot, chat_id, receiver, draft.message_id, draft.text, draft.keyboard)
             return draft.message_id
         message_id = await ephemeral.send(
-            self.bot, chat_id, receiver, draft.text, draft.keyboard, draft.thread_id, query_id=draft.answers
+            self.bot, chat_id, receiver, draft.text, draft.keyboard, draft.thread_id, grant=draft.answers
         )
         if draft.answers is not None:
             self.grants.spend(chat_id, receiver, draft.answers)

@@ -6,8 +6,10 @@ new methods go through ``Bot.do_api_request``, the new parameter of sendMessage 
 ``api_kwargs`` of what it parses. A PTB release with native support replaces only this module.
 
 Telegram's rules ("Ephemeral Messages and Commands"): an administrator bot may send one to any member at any
-time; any other bot only within 15 seconds of that member's press, quoting its ``callback_query_id``. Edits
-and deletions of a message already sent need neither. Telegram does not promise delivery (a user offline,
+time; any other bot only within 15 seconds of that member's own action (a ``Grant``): a press, quoting its
+``callback_query_id``, or an ephemeral command (Bot API 10.2: a command the menu marks ``is_ephemeral``,
+which the group does not see), answered as a reply to it. Edits and deletions of a message already sent need
+neither. Telegram does not promise delivery (a user offline,
 or on a client too old to show them, never sees one), nor that one is still there later (they expire, and
 vanish when the app restarts): the bot never relies on one being seen.
 
@@ -22,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from telegram import Bot, InlineKeyboardMarkup, MaybeInaccessibleMessage
@@ -30,6 +33,15 @@ from telegram.error import BadRequest, EndPointNotFound, TelegramError
 log = logging.getLogger("bot.outbox")
 
 GRANT_SECONDS = 13.0  # a press allows a send for 15 s: a send later than this may reach Telegram too late
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """A member's action that lets a bot that is not an administrator send them one ephemeral message for 15
+    seconds: a press of a button (its callback query id) or an ephemeral command (its ephemeral id)."""
+
+    press: str | None = None
+    command: int | None = None
 
 
 class NotEphemeral(TelegramError):
@@ -45,21 +57,24 @@ async def send(
     keyboard: InlineKeyboardMarkup | None,
     thread_id: int | None = None,
     *,
-    query_id: str | None = None,
+    grant: Grant | None = None,
 ) -> int:
-    """Send ``text`` into group ``chat_id`` for ``receiver`` only; the ephemeral message's id. ``query_id``:
-    the receiver's press that allows it (a bot that is not an administrator needs one). (PTB's own
-    sendMessage, the new parameter passed through: its other parameters and defaults keep working.)"""
+    """Send ``text`` into group ``chat_id`` for ``receiver`` only; the ephemeral message's id. ``grant``: the
+    receiver's action that allows it (a bot that is not an administrator needs one). (PTB's own sendMessage,
+    the new parameters passed through: its other parameters and defaults keep working.)"""
     params: dict[str, Any] = {"receiver_user_id": receiver}
-    if query_id is not None:
-        params["callback_query_id"] = query_id
+    extra: dict[str, Any] = {"ephemeral_message_parameters": params}
+    if grant is not None and grant.press is not None:
+        params["callback_query_id"] = grant.press
+    if grant is not None and grant.command is not None:
+        extra["reply_parameters"] = {"ephemeral_message_id": grant.command}
     sent = await bot.send_message(
         chat_id,
         text,
         reply_markup=keyboard,
         message_thread_id=thread_id,
         disable_web_page_preview=True,
-        api_kwargs={"ephemeral_message_parameters": params},
+        api_kwargs=extra,
     )
     found = message_id(sent)
     if found is None:
@@ -150,33 +165,33 @@ async def _probe(bot: Bot) -> bool | None:
 
 
 class Grants:
-    """Presses in groups, each allowing a bot that is not an administrator there to send its presser one
-    ephemeral message within 15 seconds (the press's ``callback_query_id`` quoted): the newest per member of
-    each group, until it is spent or too old."""
+    """Members' actions in groups (``Grant``), each allowing a bot that is not an administrator there to send
+    them one ephemeral message within 15 seconds: the newest per member of each group, until it is spent or
+    too old."""
 
-    KEPT = 10_000  # presses remembered at most (memory stays bounded: old ones are dropped first)
+    KEPT = 10_000  # actions remembered at most (memory stays bounded: old ones are dropped first)
 
     def __init__(self, clock: Callable[[], float]) -> None:
         self.clock = clock
-        self._by: dict[tuple[int, int], tuple[str, float]] = {}
+        self._by: dict[tuple[int, int], tuple[Grant, float]] = {}
 
     def held(self) -> int:
         return len(self._by)
 
-    def note(self, chat_id: int, user_id: int, query_id: str) -> None:
+    def note(self, chat_id: int, user_id: int, grant: Grant) -> None:
         if len(self._by) >= self.KEPT:
             too_old = self.clock() - GRANT_SECONDS
             self._by = {k: v for k, v in self._by.items() if v[1] > too_old}
-        self._by[(chat_id, user_id)] = (query_id, self.clock())
+        self._by[(chat_id, user_id)] = (grant, self.clock())
 
-    def fresh(self, chat_id: int, user_id: int) -> str | None:
-        """The press that allows a send to this member now, if there is one."""
+    def fresh(self, chat_id: int, user_id: int) -> Grant | None:
+        """The action that allows a send to this member now, if there is one."""
         found = self._by.get((chat_id, user_id))
         if found is None or found[1] <= self.clock() - GRANT_SECONDS:
             return None
         return found[0]
 
-    def spend(self, chat_id: int, user_id: int, query_id: str) -> None:
-        """One message was sent as the answer to this press: it allows no other."""
-        if self._by.get((chat_id, user_id), ("", 0.0))[0] == query_id:
+    def spend(self, chat_id: int, user_id: int, grant: Grant) -> None:
+        """One message was sent as the answer to this action: it allows no other."""
+        if self._by.get((chat_id, user_id), (None, 0.0))[0] == grant:
             del self._by[(chat_id, user_id)]

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 from telegram import InlineKeyboardMarkup
 
+from bot.ephemeral import Grant
+
 
 @dataclass(frozen=True, slots=True)
 class Draft:
@@ -26,7 +28,7 @@ class Draft:
     replaces: int | None = None
     receiver: int | None = None
     deletes: tuple[int, ...] = ()
-    answers: str | None = None  # an ephemeral message sent as the answer to this press (callback query id)
+    answers: Grant | None = None  # an ephemeral message sent as the answer to this press or command
 
 
 @dataclass

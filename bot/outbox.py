@@ -93,11 +93,17 @@ class Outbox:
         Telegram lets a bot that is not an administrator send for 15 seconds only: ahead of the redraws."""
         if self._closed or chat_id in self._refused or self.support.known is False:
             return
+        self._mark(self._lane(chat_id, receiver), key, priority)
+
+    def _lane(self, chat_id: int, receiver: int | None) -> Lane:
+        """Whose pace a message into ``chat_id`` keeps: the chat's, or (seen by ``receiver`` alone) as the
+        limits model says (``Limits.ephemeral``)."""
+        if receiver is None:
+            return chat_id
         if self.limits.ephemeral == "group" or chat_id in self.lanes.shared:
             self.lanes(chat_id).hands_until = self.clock() + self.limits.window
-            self._mark(chat_id, key, priority)
-        else:
-            self._mark(("to", chat_id, receiver), key, priority)
+            return chat_id
+        return ("to", chat_id, receiver)
 
     @property
     def grants(self) -> Grants:
@@ -151,17 +157,18 @@ class Outbox:
         thread_id: int | None = None,
         reply_to: int | None = None,
         message_id: int | None = None,
+        receiver: int | None = None,
     ) -> int | None:
         """A message somebody waits for (a command's reply, a menu's new page: ``message_id`` edits that
-        message): sent before any redraw, retried after a 429. Returns its id (None if the chat refused)."""
+        message): sent before any redraw, retried after a 429. Returns its id (None if the chat refused, or
+        if it was to be seen by ``receiver`` alone and Telegram does not allow that now)."""
         if self._closed or chat_id in self._refused:
             return None
         done: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
-        chat = self.lanes(chat_id)
-        chat.urgent.append(
-            (Draft(chat_id, message_id, text, keyboard, thread_id, reply_to), done, self.clock())
-        )
-        self.lanes.kick(chat_id)
+        lane = self._lane(chat_id, receiver)
+        draft = Draft(chat_id, message_id, text, keyboard, thread_id, reply_to, receiver=receiver)
+        self.lanes(lane).urgent.append((draft, done, self.clock()))
+        self.lanes.kick(lane)
         return await done
 
     def refuse(self, chat_id: int) -> None:

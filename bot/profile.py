@@ -21,6 +21,7 @@ GROUP_COMMANDS = (
     "join",
     "leave",
     "startgame",
+    "hand",
     "cancel",
     "top",
     "stats",
@@ -31,6 +32,9 @@ GROUP_COMMANDS = (
     "help",
 )
 PRIVATE_COMMANDS = ("start", "top", "stats", "language", "rules", "help", "forgetme")
+# Sent as ephemeral messages (Bot API 10.2): the group sees neither the command nor its answer. (PTB 22.8
+# does not know the field; a server older than 10.2 ignores it, and the command is an ordinary one there.)
+EPHEMERAL_COMMANDS = frozenset({"hand"})
 
 
 async def publish(bot: Bot) -> int:
@@ -44,9 +48,9 @@ async def publish(bot: Bot) -> int:
                 (BotCommandScopeAllGroupChats(), GROUP_COMMANDS),
                 (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS),
             ):
-                menu = [BotCommand(name, t(f"command.{name}")) for name in names]
+                menu = [_command(name, t(f"command.{name}")) for name in names]
                 held = await bot.get_my_commands(scope=scope, language_code=language)
-                if [(c.command, c.description) for c in held] != [(c.command, c.description) for c in menu]:
+                if [_shown(c) for c in held] != [_shown(c) for c in menu]:
                     await bot.set_my_commands(menu, scope=scope, language_code=language)
                     changed += 1
             description = t("profile.description")
@@ -62,3 +66,12 @@ async def publish(bot: Bot) -> int:
                 "the bot's profile in %s was not updated: %s", language or "the default language", exc
             )
     return changed
+
+
+def _command(name: str, description: str) -> BotCommand:
+    ephemeral = {"is_ephemeral": True} if name in EPHEMERAL_COMMANDS else None
+    return BotCommand(name, description, api_kwargs=ephemeral)
+
+
+def _shown(command: BotCommand) -> tuple[str, str, bool]:
+    return command.command, command.description, bool(command.api_kwargs.get("is_ephemeral"))

@@ -36,6 +36,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(CommandHandler("newgame", lobby.new_game, filters=groups))
     add(CommandHandler(["join", "leave", "startgame", "cancel"], lobby.table_command, filters=groups))
     add(CommandHandler("kick", lobby.kick_command, filters=groups))
+    add(CommandHandler("hand", play.hand_command, filters=groups))  # your cards, seen by you alone
     # Everywhere: help, rules, leaderboards and statistics; in groups: replays and the group's settings.
     add(CommandHandler("help", private.help_command))
     add(CommandHandler("rules", private.rules_command))
@@ -44,7 +45,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(CommandHandler("replay", replays.replay_command, filters=groups))
     add(CommandHandler("settings", preferences.settings_command, filters=groups))
     # Group commands sent in private get told where they work; the bot added to or removed from a group.
-    group_commands = ["newgame", "join", "leave", "startgame", "cancel", "replay", "kick"]
+    group_commands = ["newgame", "join", "leave", "startgame", "cancel", "replay", "kick", "hand"]
     add(CommandHandler(group_commands, private.group_only, filters=private_chat))
     add(ChatMemberHandler(membership.my_membership, ChatMemberHandler.MY_CHAT_MEMBER))
     # Buttons, one handler per kind of callback data (bot.callbacks); the last one answers everything else.

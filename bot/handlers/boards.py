@@ -91,9 +91,9 @@ async def board_press(update: Update, context: Context) -> None:
     found = await pressed(update, context, BoardPress)
     if found is None:
         return
-    d, query, _, _, press = found
+    d, query, _, t, press = found
     if query.message is None:
-        await query.answer()
+        await query.answer(t("alert.menu_off"), show_alert=True)  # which chat's? (bot.handlers.common)
         return
     text, keyboard = await _board(
         d, query.message.chat.id, press.scope, press.game_type, press.page, press.season

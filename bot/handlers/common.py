@@ -11,9 +11,10 @@ from telegram import User as TelegramUser
 from telegram.constants import ChatType
 from telegram.ext import ContextTypes
 
-from bot import metrics
+from bot import ephemeral, metrics
 from bot.callbacks import Press, decode
 from bot.deps import Deps, deps_of
+from bot.ephemeral import Grant
 from bot.i18n import Text, language_for
 from bot.service import Refusal, Verdict
 from storage.records import User
@@ -54,11 +55,9 @@ async def record_update(update: object, context: Context) -> None:
         if user.blocked and chat is not None and chat.id == user.id:
             await d.storage.users.set_blocked(user.id, False)
     if chat is not None:
-        query = update.callback_query
-        if query is not None and tg is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
-            d.outbox.grants.note(
-                chat.id, tg.id, query.id
-            )  # Telegram lets the bot answer it in the group (15 s)
+        grant = _grant(update)
+        if grant is not None and tg is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
+            d.outbox.grants.note(chat.id, tg.id, grant)  # Telegram lets the bot answer it in the group (15 s)
         if chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
             known = await d.storage.chats.seen(chat.id, chat.type, chat.title, bool(chat.is_forum))
             # A group speaks the language of the first person who uses the bot there (Telegram tells us
@@ -67,6 +66,15 @@ async def record_update(update: object, context: Context) -> None:
             if known.language is None and spoken:
                 await d.storage.chats.set_language(chat.id, spoken)
         d.outbox.forgive(chat.id)
+
+
+def _grant(update: Update) -> Grant | None:
+    """A press, or a command sent as an ephemeral message (seen by the bot alone): either lets the bot answer
+    its author in the group with an ephemeral message (bot.ephemeral)."""
+    if update.callback_query is not None:
+        return Grant(press=update.callback_query.id)
+    command = ephemeral.message_id(update.message)
+    return Grant(command=command) if command is not None else None
 
 
 async def log_update(update: object, context: Context) -> None:
@@ -123,12 +131,15 @@ async def reply(
     """Answer a message where it was written (quoting it in a group, in its forum topic), through the outbox:
     before any redraw, and retried if Telegram asks us to wait."""
     group = message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
+    # A command the group did not see (an ephemeral one) is answered to its author alone, as a reply to it.
+    unseen = group and message.from_user is not None and ephemeral.message_id(message) is not None
     return await d.outbox.send(
         message.chat_id,
         text,
         keyboard=keyboard,
         thread_id=thread_of(message) or None,
-        reply_to=message.message_id if group else None,
+        reply_to=message.message_id if group and not unseen else None,
+        receiver=message.from_user.id if unseen and message.from_user is not None else None,
     )
 
 
@@ -186,4 +197,26 @@ async def pressed(
     if user is None or not isinstance(press, kind):
         await answer(query, t, Verdict.refused(Refusal.STALE))
         return None
+    if query.message is None and query.inline_message_id is not None:
+        _pressed_inline(d, query, user, press)
     return d, query, user, t, press
+
+
+_told_inline = False
+
+
+def _pressed_inline(d: Deps, query: CallbackQuery, user: User, press: Press) -> None:
+    """A press on one of the bot's own messages that came without it (Bot API 10.5: callback_query_mode not
+    the default in @BotFather): a table's buttons carry its id, so play goes on, its group found from the
+    table (a press there lets the bot answer in it); menus cannot tell which chat they are in. Said once."""
+    global _told_inline
+    if not _told_inline:
+        _told_inline = True
+        log.warning(
+            "presses arrive without their message (callback_query_mode is not Default in @BotFather): "
+            "games play on, but menus (/settings, /top pages) answer only with an alert; set it to Default"
+        )
+    table_id = getattr(press, "table_id", None)
+    table = d.service.table(table_id) if isinstance(table_id, int) else None
+    if table is not None and table.row.chat_id < 0:
+        d.outbox.grants.note(table.row.chat_id, user.id, Grant(press=query.id))

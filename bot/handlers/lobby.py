@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from telegram import Message, Update
+from telegram import CallbackQuery, Message, Update
 
 from bot.callbacks import LobbyPress
 from bot.deps import Deps
@@ -103,7 +103,7 @@ async def lobby_press(update: Update, context: Context) -> None:
     if table is None:
         await answer(query, t, Verdict.refused(Refusal.NO_TABLE))
         return
-    if query.message is None or query.message.chat.id != table.row.chat_id:
+    if not await _in_its_chat(d, query, table, user):
         await answer(query, t, Verdict.refused(Refusal.OTHER_CHAT))
         return
     if press.action == "rematch":
@@ -121,6 +121,14 @@ async def lobby_press(update: Update, context: Context) -> None:
         await query.answer(t("alert.cards_in_group"))  # no private chat needed: where the cards will be
     else:
         await answer(query, t, verdict)
+
+
+async def _in_its_chat(d: Deps, query: CallbackQuery, table: Published, user: User) -> bool:
+    """Whether a lobby press came from the table's own chat: its message says so; a press that came without
+    it (bot.handlers.common) counts from a member of that chat."""
+    if query.message is not None:
+        return query.message.chat.id == table.row.chat_id
+    return query.inline_message_id is not None and await d.members.is_member(table.row.chat_id, user.id)
 
 
 async def _admin(context: Context, table: Published, user: User) -> bool:

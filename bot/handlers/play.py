@@ -1,11 +1,12 @@
 """Play: a move, the two steps of a cover (pick a card, back to the hand), "I'm back", conceding, the list of
 discarded cards, pressed under a hand in private or in the group (the same buttons, the same answers), and
-"🃏 My cards" under the table."""
+"🃏 My cards" under the table, or /hand."""
 
 from __future__ import annotations
 
 from telegram import Update
 
+from bot import ephemeral
 from bot.callbacks import (
     CardsPress,
     ConcedePress,
@@ -15,7 +16,7 @@ from bot.callbacks import (
     ReclaimPress,
     UnpickPress,
 )
-from bot.handlers.common import Context, answer, pressed
+from bot.handlers.common import Context, alert, answer, asked, pressed, reply, thread_of
 from bot.render.hand import discard_text
 from bot.service import Refusal, Verdict
 
@@ -57,6 +58,31 @@ async def cards_press(update: Update, context: Context) -> None:
         if verdict.ok and not await d.outbox.support.check():
             verdict = Verdict.refused(Refusal.NO_GROUP_CARDS)
         await answer(query, t, verdict)
+
+
+async def hand_command(update: Update, context: Context) -> None:
+    """/hand in a group: the sender's hand comes afresh there, seen only by them, as "🃏 My cards" brings it.
+    Sent as an ephemeral command (Bot API 10.2; the group's menu marks it so) neither it nor its answer shows
+    in the group, and any bot may answer it. Sent as an ordinary message (an older app), it is answered where
+    the bot may send ephemeral messages at any time (an administrator), else told to press the button."""
+    found = await asked(update, context)
+    if found is None:
+        return
+    d, message, user = found
+    unseen = ephemeral.message_id(message) is not None
+    t = await (d.presenter.user_text(user.id) if unseen else d.presenter.group_text(message.chat_id))
+    table = d.service.here(message.chat_id, thread_of(message))
+    if table is None:
+        verdict = Verdict.refused(Refusal.NO_TABLE)
+    elif not await d.outbox.support.check():
+        verdict = Verdict.refused(Refusal.NO_GROUP_CARDS)
+    elif not unseen and not await d.members.bot_admin(message.chat_id):
+        await reply(d, message, t("alert.hand_press"))
+        return
+    else:
+        verdict = await d.service.show_cards(table.id, user.id)
+    if not verdict.ok:
+        await reply(d, message, alert(t, verdict))
 
 
 async def pick_press(update: Update, context: Context) -> None:

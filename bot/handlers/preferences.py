@@ -52,10 +52,10 @@ async def settings_press(update: Update, context: Context) -> None:
     if found is None:
         return
     d, query, user, t, press = found
-    if query.message is None:
-        await query.answer()
-    elif press.scope == "u":
-        await _own_settings(d, query, user, press)
+    if press.scope == "u":
+        await _own_settings(d, query, user, press)  # (told in a toast where the menu cannot be redrawn)
+    elif query.message is None:
+        await query.answer(t("alert.menu_off"), show_alert=True)  # which group's? (bot.handlers.common)
     elif query.message.chat.id > 0 or not await is_admin(context, query.message.chat.id, user.id):
         await query.answer(t("settings.admins_only"), show_alert=True)
     else:

@@ -81,13 +81,15 @@ async def forget_press(update: Update, context: Context) -> None:
     if found is None:
         return
     d, query, user, t, press = found
-    if query.message is None or query.message.chat.id != user.id:
+    inline = query.message is None and query.inline_message_id is not None  # (bot.handlers.common)
+    if not inline and (query.message is None or query.message.chat.id != user.id):
         await query.answer(t("alert.stale"), show_alert=True)
         return
     if press.confirmed:
-        await d.service.forget(user.id)
-    await query.answer()
-    await show(d, query, t("forget.done" if press.confirmed else "forget.kept"), None)
+        await d.service.forget(user.id)  # the presser alone, wherever the press came from
+    said = t("forget.done" if press.confirmed else "forget.kept")
+    await query.answer(said if inline else None, show_alert=inline)
+    await show(d, query, said, None)
 
 
 async def help_command(update: Update, context: Context) -> None:

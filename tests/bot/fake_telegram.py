@@ -150,6 +150,9 @@ SENDS = (
 )
 EPHEMERAL_METHODS = ("editEphemeralMessageText", "editEphemeralMessageReplyMarkup", "deleteEphemeralMessage")
 EPHEMERAL_SINCE = (10, 3)  # the Bot API version that brought ephemeral_message_parameters
+COMMANDS_SINCE = (10, 2)  # ephemeral commands: BotCommand.is_ephemeral
+CALLBACK_ONLY_SINCE = (10, 4)  # an ephemeral answer to a press may leave out its receiver
+FULL_INFO_SINCE = (10, 5)  # getMe answers BotFullInfo; callback_query_mode
 
 
 @dataclass
@@ -198,6 +201,11 @@ class FakeTelegram:
     ephemeral_window: float = 15.0  # seconds a press allows a bot that is not an admin to answer it
     ephemeral_ttl: float | None = None  # seconds an ephemeral message lives (None: until deleted)
     queries: dict[str, tuple[int, int, float]] = field(default_factory=dict)  # press -> (user, chat, when)
+    # Ephemeral commands users sent, by (group, ephemeral id): (who, when). A bot may answer one within 15 s.
+    ephemeral_commands: dict[tuple[int, int], tuple[int, float]] = field(default_factory=dict)
+    # Bot API 10.5's callback_query_mode, as set in @BotFather: "inline" sends every press on the bot's own
+    # messages with inline_message_id instead of message (the bot cannot tell which chat it came from).
+    callback_query_mode: str = "default"
     spent: set[str] = field(default_factory=set)  # presses an ephemeral message was sent for
     authors: dict[tuple[int, int], int] = field(default_factory=dict)  # (chat, message) -> who wrote it
     _changed: dict[int, asyncio.Event] = field(default_factory=dict)  # per chat: the bot sent or edited
@@ -311,6 +319,42 @@ class FakeTelegram:
         self._push({"message": message})
         return message_id
 
+    def send_ephemeral_command(
+        self, user_id: int, chat_id: int, text: str, *, thread_id: int | None = None
+    ) -> int:
+        """A user sends a command in a group as an ephemeral message (Bot API 10.2): only the bot sees it.
+        Telegram's apps offer that only for a command the bot's menu marks ``is_ephemeral``; returns its
+        ephemeral id."""
+        name = text.split()[0].lstrip("/").split("@")[0]
+        marked = any(
+            c.get("command") == name and c.get("is_ephemeral") is True
+            for key, menu in self.commands.items()
+            if key.startswith('{"type": "all_group_chats"}')
+            for c in menu
+        )
+        assert self.api_version >= COMMANDS_SINCE and marked, (
+            f"the bot's menu does not mark /{name} ephemeral"
+        )
+        self.members.setdefault(chat_id, set()).add(user_id)
+        taken = [i for (c, i) in self.ephemeral_commands if c == chat_id]
+        ephemeral_id = max([*self.ephemeral.get(chat_id, {}), *taken], default=0) + 1
+        self.ephemeral_commands[(chat_id, ephemeral_id)] = (user_id, time.monotonic())
+        message: dict[str, Any] = {
+            "message_id": 0,
+            "ephemeral_message_id": ephemeral_id,
+            "receiver_user": {"id": BOT_ID, "is_bot": True, "first_name": "Durak", "username": BOT_USERNAME},
+            "date": int(time.time()),
+            "chat": self.chat(chat_id),
+            "from": self.users[user_id],
+            "text": text,
+            "entities": [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}],
+        }
+        if thread_id is not None:
+            message["message_thread_id"] = thread_id
+            message["is_topic_message"] = True
+        self._push({"message": message})
+        return ephemeral_id
+
     def press(self, user_id: int, chat_id: int, message_id: int, data: str) -> str:
         """A user presses a button with ``data`` under a message; returns the callback query id."""
         message = self.messages[chat_id][message_id]
@@ -345,6 +389,9 @@ class FakeTelegram:
             "data": data,
             "message": message,
         }
+        if self.callback_query_mode == "inline" and self.api_version >= FULL_INFO_SINCE:
+            del query["message"]  # the press says neither its chat nor its message
+            query["inline_message_id"] = f"AgAAA{chat_id}x{message.get('message_id')}"
         self._push({"callback_query": query})
         return callback_id
 
@@ -612,7 +659,7 @@ class FakeTelegram:
         return runner, int(sockets[0].getsockname()[1])
 
     async def _api_getMe(self, params: dict[str, Any]) -> dict[str, Any]:
-        return {
+        me = {
             "id": BOT_ID,
             "is_bot": True,
             "first_name": "Durak",
@@ -621,6 +668,14 @@ class FakeTelegram:
             "can_read_all_group_messages": False,
             "supports_inline_queries": False,
         }
+        if self.api_version >= FULL_INFO_SINCE:  # BotFullInfo: more settings, still not callback_query_mode
+            me |= {
+                "active_usernames": [BOT_USERNAME],
+                "needs_inline_query_location": False,
+                "has_topics_enabled": False,
+                "has_topic_sidebar": False,
+            }
+        return me
 
     async def _api_deleteWebhook(self, params: dict[str, Any]) -> bool:
         self.webhook = {}
@@ -634,7 +689,13 @@ class FakeTelegram:
 
     async def _api_setMyCommands(self, params: dict[str, Any]) -> bool:
         scope = json.dumps(params.get("scope", {}), sort_keys=True)
-        self.commands[f"{scope}:{params.get('language_code', '')}"] = params["commands"]
+        commands = [dict(c) for c in params["commands"]]
+        for command in commands:
+            if not isinstance(command.get("is_ephemeral", False), bool):
+                raise ApiError(400, "Bad Request: can't parse BotCommand: is_ephemeral")
+            if self.api_version < COMMANDS_SINCE:
+                command.pop("is_ephemeral", None)  # an older server ignores what it does not know
+        self.commands[f"{scope}:{params.get('language_code', '')}"] = commands
         return True
 
     async def _api_getMyCommands(self, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -713,6 +774,8 @@ class FakeTelegram:
         self._check_text(params)
         if params.get("ephemeral_message_parameters") and self.api_version >= EPHEMERAL_SINCE:
             return self._send_ephemeral(chat_id, params)  # (an older server ignores the parameter)
+        if (params.get("reply_parameters") or {}).get("ephemeral_message_id") is not None:
+            raise ApiError(400, "Bad Request: a reply to an ephemeral message must be ephemeral")
         message = Message(
             chat_id,
             self._next_id(chat_id),
@@ -763,13 +826,23 @@ class FakeTelegram:
         return self._message_json(message)
 
     def _send_ephemeral(self, chat_id: int, params: dict[str, Any]) -> dict[str, Any]:
+        press = str(params["ephemeral_message_parameters"].get("callback_query_id", ""))
         receiver = _receiver(params)
+        if receiver is None and press in self.queries and self.api_version >= CALLBACK_ONLY_SINCE:
+            receiver = self.queries[press][0]  # 10.4: the press says whom it answers
         if chat_id not in self.chats:
             raise ApiError(400, "Bad Request: ephemeral messages can be sent only to group chats")
         if receiver not in self.users or receiver not in self.members.get(chat_id, set()):
             raise ApiError(400, "Bad Request: the receiver is not a member of the chat")
-        if chat_id not in self.bot_rights:  # not an administrator: only as the answer to the receiver's press
-            press = str(params["ephemeral_message_parameters"].get("callback_query_id", ""))
+        command = (params.get("reply_parameters") or {}).get("ephemeral_message_id")
+        asked = self.ephemeral_commands.get((chat_id, int(command))) if command is not None else None
+        if command is not None and (asked is None or asked[0] != receiver):
+            raise ApiError(400, "Bad Request: message to be replied not found")
+        # Not an administrator: only as the answer to the receiver's press, or their ephemeral command.
+        if chat_id not in self.bot_rights and asked is not None:
+            if time.monotonic() - asked[1] > self.ephemeral_window:
+                raise ApiError(400, "Bad Request: not enough rights to send an ephemeral message to the user")
+        elif chat_id not in self.bot_rights:
             found = self.queries.get(press)
             if (
                 found is None
