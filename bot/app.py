@@ -8,6 +8,7 @@ import asyncio
 import gc
 import logging
 import sys
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -82,6 +83,10 @@ async def _route(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     settings = settings_of(application)
+    metrics.HEARD.reset()
+    metrics.BUILD.labels(logs.VERSION, "compiled" if engine.BUILD.compiled else "pure").set(1)
+    if settings.webhook_url:
+        metrics.count_refused_webhooks(logging.getLogger().level)
     storage = await Storage.open(settings.database, synchronous=settings.database_synchronous)
     storage.db.on_write = metrics.db_write
     assert application.job_queue is not None
@@ -147,7 +152,9 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     application.job_queue.run_repeating(season_ends, interval=seasons.EVERY, first=30, name="seasons")
     deps.web = await serve(settings, deps)
     if settings.metrics_port is not None:
-        server = watch.Server(deps, settings.metrics_listen, settings.metrics_port)
+        server = watch.Server(
+            deps, settings.metrics_listen, settings.metrics_port, polling=not settings.webhook_url
+        )
         await server.start()
         deps.watch = server
     # What is loaded by now (PTB, pydantic's models, the locales, the restored tables) lives as long as the
@@ -160,6 +167,7 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
 async def _stopping(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Before the bot's HTTP client closes: send what is waiting, for a few seconds at most, then stop (the
     database has everything; a restart redraws the rest)."""
+    metrics.HEARD.stopping = time.monotonic()  # (bot.watch: a stop that hangs fails liveness)
     found = started(application)
     if found is not None:
         await found.service.thinker.stop()

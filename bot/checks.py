@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as installed
-
 import engine
+from bot.logs import VERSION
 from bot.settings import Settings
 from storage import Storage, StorageUnusable, describe
 
@@ -39,8 +37,4 @@ def report(settings: Settings, tables: int) -> None:
 
 def version() -> str:
     """The bot's version as installed (pyproject.toml), and which engine it runs: what a bug report needs."""
-    try:
-        number = installed("durak-bot")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        number = "unknown (not installed)"
-    return f"durak-bot {number}; computer players run on the {engine.BUILD}"
+    return f"durak-bot {VERSION}; computer players run on the {engine.BUILD}"

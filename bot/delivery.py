@@ -55,6 +55,7 @@ class Delivery:
         self.support = Support(bot)
         self.grants = Grants(clock)
         self.pushes = pushes
+        self.delivered = clock()  # when Telegram last took a call (bot.watch: is the outbox draining?)
         # (chat, message, receiver or 0) -> what it shows (its fingerprint)
         self._shown: LRUCache[tuple[int, int, int], bytes] = LRUCache(SHOWN_KEPT)
 
@@ -167,11 +168,10 @@ class Delivery:
         except ChatMigrated as exc:
             await self.on_migrated(chat_id, exc.new_chat_id)
             return None
-        except TelegramError as exc:  # a network failure: the same work again, a little later
-            log.warning("sending to %s failed (%s); trying again", chat_id, exc)
-            chat.blocked_until = self.clock() + (1.0 if not again else 2.0)
-            raise TryAgain(failure=True) from None
+        except TelegramError as exc:  # a network failure or a 5xx: the same work again, later (bot.sender)
+            raise TryAgain.failed(exc) from None
         self._shown[_where(draft, message_id)] = shown
+        self.delivered = self.clock()
         return message_id
 
     def _wait(self, chat: Pace, chat_id: int, exc: RetryAfter) -> TryAgain:
@@ -215,10 +215,8 @@ class Delivery:
             except Forbidden:
                 await self.on_refused(chat_id)  # the bot left the group: nothing more goes there
                 return
-            except TelegramError as exc:
-                log.warning("deleting messages in %s failed (%s); trying again", chat_id, exc)
-                chat.blocked_until = self.clock() + 1.0
-                raise TryAgain(failure=True) from None
+            except TelegramError as exc:  # as a send that failed: tried again after bot.sender's back-off
+                raise TryAgain.failed(exc, "deleting: ") from None
             finally:
                 self._spent(chat, "deleteMessages")
 

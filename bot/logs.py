@@ -14,10 +14,19 @@ import json
 import logging
 import sys
 import traceback
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as installed
 from typing import Literal, TextIO
 
 OWN = ("bot", "engine", "storage", "__main__")
 MASK = "<BOT_TOKEN>"
+# What a log line may carry besides its text (``extra=``), written as fields of their own in JSON.
+FIELDS = ("chat_id", "user_id", "table_id", "update_kind", "duration_ms")
+try:
+    VERSION = installed("durak-bot")
+except PackageNotFoundError:  # run from a source tree that was never installed
+    VERSION = "unknown (not installed)"
 FRAMES = 3  # a folded traceback keeps this many of its last frames
 LogFormat = Literal["text", "json"]
 
@@ -34,12 +43,16 @@ class TokenMask(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         message = record.getMessage()
         if self.style == "json":
-            event = {
-                "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}",
+            stamp = datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds")
+            event: dict[str, object] = {
+                "time": stamp.replace("+00:00", "Z"),  # RFC 3339, UTC
                 "level": record.levelname,
                 "logger": record.name,
                 "message": message,
+                "pid": record.process,
+                "version": VERSION,
             }
+            event.update((k, getattr(record, k)) for k in FIELDS if getattr(record, k, None) is not None)
             if record.exc_info:
                 event["exception"] = "".join(traceback.format_exception(*record.exc_info)).rstrip()
             text = json.dumps(event, ensure_ascii=False)
@@ -66,13 +79,16 @@ def _folded(error: BaseException) -> str:
 
 def _proxy_page(record: logging.LogRecord) -> bool:
     """PTB logs an answer that is not JSON (a proxy's HTML error page, a 502 say) as an ERROR with the whole
-    page and a traceback, just before the bot's own one-line warning and retry: one short WARNING instead."""
+    page and a traceback, just before the bot's own one-line warning and retry, which says the failure:
+    one short line at DEBUG instead (the page's start, for whoever looks closer)."""
     if record.name.startswith("telegram") and str(record.msg).startswith("Can not load invalid JSON data"):
+        if not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
+            return False
         page = " ".join(str(record.args[0] if isinstance(record.args, tuple) and record.args else "").split())
         record.msg, record.args = "Telegram's answer was not JSON (a proxy's error page?): %s", (page[:160],)
         record.levelno, record.levelname, record.exc_info, record.exc_text = (
-            logging.WARNING,
-            "WARNING",
+            logging.DEBUG,
+            "DEBUG",
             None,
             None,
         )

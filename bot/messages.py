@@ -44,11 +44,24 @@ class TryAgain(Exception):
     """The work stays queued: Telegram asked us to wait (nothing more into ``chat_id`` before ``until``), or
     (``failure``) the network failed."""
 
-    def __init__(self, *, failure: bool, chat_id: int | None = None, until: float = 0.0) -> None:
+    def __init__(
+        self, *, failure: bool, chat_id: int | None = None, until: float = 0.0, reason: str = ""
+    ) -> None:
         super().__init__()
         self.failure = failure
         self.chat_id = chat_id
         self.until = until
+        self.reason = reason
+
+    @classmethod
+    def failed(cls, exc: Exception, doing: str = "") -> TryAgain:
+        """A call that failed (a network failure, Telegram's 5xx), said in a few words: PTB quotes a proxy's
+        whole error page after them."""
+        return cls(failure=True, reason=f"{doing}{type(exc).__name__}: {short(exc)}")
+
+
+def short(exc: Exception) -> str:
+    return str(exc).split(". Parsing the server response", 1)[0][:160]
 
 
 class Unpaid(TryAgain):
@@ -56,8 +69,7 @@ class Unpaid(TryAgain):
     queued, to go within the free budget, and nothing more is paid for until a restart."""
 
     def __init__(self, reason: str) -> None:
-        super().__init__(failure=False)
-        self.reason = reason
+        super().__init__(failure=False, reason=reason)
 
 
 class Gone(Exception):

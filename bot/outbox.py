@@ -111,6 +111,14 @@ class Outbox:
         return self._delivery.grants
 
     @property
+    def bot(self) -> Bot:
+        return self._delivery.bot
+
+    def delivered_ago(self) -> float:
+        """Seconds since Telegram last took a send, an edit or a deletion (or since the start)."""
+        return self.clock() - self._delivery.delivered
+
+    @property
     def support(self) -> Support:
         """Whether the Bot API server knows ephemeral messages (bot.ephemeral)."""
         return self._delivery.support

@@ -6,9 +6,11 @@ Instead the first 401 stops the bot: one line at ERROR, nothing flushed (nothing
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any
 
+from telegram.error import TelegramError
 from telegram.ext import Application
 
 log = logging.getLogger(__name__)
@@ -29,4 +31,14 @@ class Revoked:
             return
         self.seen = True
         log.error("Telegram no longer accepts the bot token (revoked in @BotFather?): stopping")
-        application.stop_running()
+        application.create_task(_stop(application))
+
+
+async def _stop(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """The updater first: its polling loop ends on the same 401 with InvalidToken, which PTB's own stop would
+    raise on, cutting the shutdown short (the database left open, the process hanging on its thread)."""
+    updater = application.updater
+    if updater is not None and updater.running:
+        with contextlib.suppress(TelegramError):
+            await updater.stop()
+    application.stop_running()

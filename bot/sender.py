@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 from collections.abc import Awaitable, Callable
 
 from bot import budget
@@ -22,6 +23,17 @@ from bot.paid import Paid
 log = logging.getLogger(__name__)
 
 MAX_FAILURES = 8  # a message somebody waits for is given up after this many failed tries in a row
+# A lane whose calls fail (a network failure, Telegram's 5xx) waits before the next try: 1, 2, 4 ... 60 s
+# after the 1st, 2nd, 3rd ... failure in a row, each drawn between half and all of that, so that lanes that
+# failed together (an outage) do not all come back in the same second.
+BACKOFF_FIRST, BACKOFF_CAP = 1.0, 60.0
+
+
+def backoff(failures: int, draw: Callable[[float, float], float] = random.uniform) -> float:
+    """Seconds to wait after the ``failures``-th failure in a row."""
+    step = min(BACKOFF_CAP, BACKOFF_FIRST * 2 ** min(failures - 1, 16))
+    return draw(step / 2, step)
+
 
 DraftSource = Callable[[Key], Awaitable[Draft | None]]
 # A message sent anew (its id), or a tidy-up done, or an in-group hand gone and not sent anew (0).
@@ -135,6 +147,16 @@ class Sender:
             chat.dirty[key] = min(was, chat.dirty.get(key, was))  # drawn anew in its turn
             chat.since[key] = min(queued_at, chat.since.get(key, queued_at))
         chat.failures += again.failure
+        if again.failure:
+            wait = backoff(chat.failures)
+            chat.blocked_until = max(chat.blocked_until, self.clock() + wait)
+            log.warning(
+                "sending to chat %s failed (%s): failure %d in a row, next try in %.1f s",
+                lane,
+                again.reason,
+                chat.failures,
+                wait,
+            )
         if chat.failures > MAX_FAILURES and key is None and chat.urgent:
             log.error("giving up a message to chat %s after %d failures", lane, chat.failures)
             chat.settle(None)

@@ -48,6 +48,7 @@ async def record_update(update: object, context: Context) -> None:
     if not isinstance(update, Update):
         return
     _began[update.update_id] = time.perf_counter()
+    metrics.HEARD.updated()
     d = deps(context)
     tg, chat = update.effective_user, update.effective_chat
     if tg is not None and not tg.is_bot:
@@ -101,13 +102,13 @@ async def log_update(update: object, context: Context) -> None:
     elif update.effective_message is not None:
         kind = "message"
     metrics.UPDATES.labels(kind).inc()
+    fields = {"chat_id": chat.id if chat else None, "user_id": user.id if user else None, "table_id": table}
     log.info(
         "%s chat=%s user=%s table=%s %.0f ms",
         what,
-        chat.id if chat else "-",
-        user.id if user else "-",
-        table if table is not None else "-",
+        *(v if v is not None else "-" for v in fields.values()),
         took,
+        extra={**fields, "update_kind": kind, "duration_ms": round(took, 1)},  # as fields in JSON logs
     )
 
 

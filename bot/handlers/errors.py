@@ -12,9 +12,11 @@ from telegram import Message, Update
 from telegram.error import TelegramError
 from telegram.ext import CallbackQueryHandler
 
+from bot import metrics
 from bot.buttons import drawn_under
 from bot.handlers.common import Context, answer, deps, reply
 from bot.i18n import language_for, texts
+from bot.messages import short
 from bot.service import Refusal, Verdict
 
 log = logging.getLogger(__name__)
@@ -56,6 +58,15 @@ async def unknown_press(update: Update, context: Context) -> None:
 async def on_error(update: object, context: Context) -> None:
     """A handler raised: log one line (where and what), and still answer the person who is waiting."""
     error = context.error
+    if update is None and isinstance(error, TelegramError):
+        # Polling for updates failed (a network failure, Telegram's 5xx): PTB asks again after its own
+        # back-off (1 s, growing to 30 s). Nothing a person must do unless it lasts: readiness and the
+        # "no updates" alert say so (docs/operations.md).
+        log.warning(
+            "asking Telegram for updates failed (%s: %s); asking again", type(error).__name__, short(error)
+        )
+        return
+    metrics.HANDLER_EXCEPTIONS.inc()
     where = ""
     if error is not None and error.__traceback__ is not None:
         frame = traceback.extract_tb(error.__traceback__)[-1]

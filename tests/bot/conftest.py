@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from telegram.error import TelegramError
 from telegram.ext import Application
 from telegram.request import HTTPXRequest
 
@@ -68,7 +69,11 @@ async def start_app(
         await app.updater.start_webhook(**options)
         fake.webhook_target = f"http://127.0.0.1:{options['port']}/{options['url_path']}"
     else:
-        await app.updater.start_polling(poll_interval=0.0, timeout=1)
+
+        def failed(exc: TelegramError) -> None:  # what run_polling does: to the error handler
+            app.create_task(app.process_error(error=exc, update=None))
+
+        await app.updater.start_polling(poll_interval=0.0, timeout=1, error_callback=failed)
     return app
 
 

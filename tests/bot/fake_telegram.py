@@ -195,6 +195,8 @@ class FakeTelegram:
     )
     api_version: tuple[int, int] = (10, 3)  # older than EPHEMERAL_SINCE: a server without ephemeral messages
     revoked: bool = False  # the bot's token revoked in @BotFather: every call answered 401
+    outage: int | None = None  # Telegram down behind a proxy: every call answered with this status, a page
+    refused: list[tuple[float, str, object]] = field(default_factory=list)  # calls in an outage: when, what
     paid_broadcasts: bool = (
         True  # the bot enabled them in @BotFather and has Stars: else a flagged send is 400
     )
@@ -561,6 +563,9 @@ class FakeTelegram:
         self.calls[method] += 1
         if self.revoked:  # the token was revoked in @BotFather: every call, whatever it is
             return 401, {"ok": False, "error_code": 401, "description": "Unauthorized"}
+        if self.outage is not None:
+            self.refused.append((time.monotonic(), method, params.get("chat_id")))
+            return self.outage, PROXY_PAGE
         api = getattr(self, f"_api_{method}", None)
         if api is None or (method in EPHEMERAL_METHODS and self.api_version < EPHEMERAL_SINCE):
             return 404, {"ok": False, "error_code": 404, "description": "Not Found"}

@@ -15,6 +15,7 @@ import pytest
 
 from bot.callbacks import MovePress, decode
 from bot.deps import settings_of
+from bot.metrics import REGISTRY
 from engine.ai import HeuristicPlayer
 from engine.cards import card_str, cards_of
 from engine.options import BotLevel
@@ -771,10 +772,12 @@ async def test_webhook_mode_plays_a_whole_game_and_refuses_updates_without_the_s
     assert fake.webhook_answers and set(fake.webhook_answers) == {200}
     # A forged update (a press for Bob's seat) without the secret, or with a wrong one, is refused unread.
     before = len(fake.answers)
+    refused = REGISTRY.get_sample_value("durak_webhook_refused_total") or 0.0
     forged = {"update_id": 10**6, "message": {"message_id": 1, "date": 0, "chat": fake.chat(GROUP),
               "from": fake.users[2], "text": "/newgame"}}  # fmt: skip
     assert await fake.post_update(forged, None) == 403
     assert await fake.post_update(forged, "wrong") == 403
+    assert REGISTRY.get_sample_value("durak_webhook_refused_total") == refused + 2  # counted for the operator
     await asyncio.sleep(0.2)
     assert len(fake.answers) == before
     assert not any("New game" in m.text for m in fake.bot_messages(GROUP)[-1:])

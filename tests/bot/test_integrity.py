@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from bot.metrics import REGISTRY
 from bot.service import Published
 from engine.ai import HeuristicPlayer
 from engine.views import view
@@ -413,6 +414,7 @@ async def test_a_handler_that_raises_still_answers_and_logs_one_line(
     harness.deps.storage.results.season_board = broken  # type: ignore[method-assign,assignment]
     harness.deps.storage.results.leaderboard = broken  # type: ignore[method-assign,assignment]
     caplog.set_level(logging.ERROR, logger="bot")
+    raised = REGISTRY.get_sample_value("durak_handler_exceptions_total") or 0.0
     fake.send(1, GROUP, "/top")
     reply = await until(lambda: (m := fake.last(GROUP)) and m is not board and m, "a reply to /top")
     assert "Something went wrong" in reply.text
@@ -421,6 +423,7 @@ async def test_a_handler_that_raises_still_answers_and_logs_one_line(
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(errors) == 2 and all("\n" not in r.getMessage() and r.exc_info is None for r in errors)
     assert "RuntimeError: the board is on fire" in errors[0].getMessage()
+    assert REGISTRY.get_sample_value("durak_handler_exceptions_total") == raised + 2  # for the alert
 
 
 # ---------------------------------------------------------------------- long names

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import itertools
 import json
 import logging
 import os
@@ -12,7 +13,9 @@ import random
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -22,7 +25,7 @@ from bot import logs
 from storage import Storage
 from tests.bot.conftest import Harness
 from tests.bot.fake_telegram import BASE_URL, TOKEN, ApiError
-from tests.bot.players import GROUP, open_table, play_until_over, start
+from tests.bot.players import GROUP, open_table, play_until_over, start, welcome
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -194,8 +197,9 @@ def json_log() -> Iterator[io.StringIO]:
 async def test_a_proxys_error_page_is_one_warning_line_and_the_message_still_arrives(
     harness: Harness, debug_log: io.StringIO
 ) -> None:
-    """A 502 page from a proxy in front of the Bot API: PTB's ERROR with the page and a traceback becomes one
-    WARNING line, the bot's own retry another, and the reply is sent after it."""
+    """A 502 page from a proxy in front of the Bot API: PTB's ERROR with the page and a traceback is left to
+    the libraries' DEBUG; one WARNING line, the bot's own, says what failed and when it tries again, and the
+    reply is sent after it."""
     fake = harness.fake
     fake.add_group(GROUP, "Friends")
     fake.add_user(1, "Ann")
@@ -204,9 +208,9 @@ async def test_a_proxys_error_page_is_one_warning_line_and_the_message_still_arr
     reply = await fake.wait_for(lambda: fake.last(GROUP), timeout=10, what="the reply")
     assert "/newgame" in reply.text
     lines = [line for line in debug_log.getvalue().splitlines() if line]
-    proxy = [line for line in lines if "not JSON" in line]
-    assert len(proxy) == 1 and " WARNING telegram" in proxy[0] and "502 Bad Gateway" in proxy[0]
-    assert any("trying again" in line and " WARNING bot.outbox" in line for line in lines)
+    assert not [line for line in lines if "not JSON" in line or " telegram" in line]
+    (failed,) = [line for line in lines if " WARNING " in line]
+    assert " WARNING bot.sender" in failed and "Bad Gateway" in failed and "next try in" in failed
     stamp = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (DEBUG|INFO|WARNING|ERROR|CRITICAL) ")
     assert all(stamp.match(line) for line in lines), [line for line in lines if not stamp.match(line)][:3]
     assert "Traceback" not in debug_log.getvalue()
@@ -233,6 +237,54 @@ def test_json_logs_are_one_object_a_line_with_the_traceback_inside(json_log: io.
         log.exception("failed with %s", TOKEN)
     events = [json.loads(line) for line in json_log.getvalue().splitlines()]
     assert [e["message"] for e in events] == ["hello world", "failed with <BOT_TOKEN>"]
-    assert events[0]["level"] == "INFO" and events[0]["logger"] == "bot.outbox" and "T" in events[0]["time"]
+    assert events[0]["level"] == "INFO" and events[0]["logger"] == "bot.outbox"
+    when = datetime.fromisoformat(events[0]["time"])  # RFC 3339 in UTC, to the millisecond
+    assert events[0]["time"].endswith("Z") and abs(time.time() - when.timestamp()) < 60
+    assert events[0]["pid"] == os.getpid() and events[0]["version"] == logs.VERSION
     assert "Traceback" in events[1]["exception"] and "KeyError: 'x'" in events[1]["exception"]
     assert TOKEN.partition(":")[2] not in json_log.getvalue()
+
+
+async def test_json_logs_carry_an_updates_chat_user_table_kind_and_duration_as_fields(
+    harness: Harness, json_log: io.StringIO
+) -> None:
+    fake = harness.fake
+    await welcome(harness, ["Ann"], started=False)
+    fake.send(1, GROUP, "/newgame")
+    await fake.wait_for(lambda: fake.last(GROUP), what="the lobby")
+    for _ in range(100):
+        events = [json.loads(line) for line in json_log.getvalue().splitlines()]
+        (found,) = [e for e in events if e.get("update_kind") == "command"] or [None]
+        if found is not None:
+            break
+        await asyncio.sleep(0.02)
+    assert found is not None
+    assert (found["chat_id"], found["user_id"]) == (GROUP, 1) and isinstance(found["table_id"], int)
+    assert found["duration_ms"] >= 0 and found["message"].startswith("/newgame chat=")
+
+
+async def test_in_an_outage_a_chat_is_tried_again_after_ever_longer_waits_one_line_each(
+    harness: Harness, debug_log: io.StringIO
+) -> None:
+    """Telegram down behind its proxy (every call a 502 page) for 6 s: the reply waiting for the group is
+    tried again after 0.5-1 s, then 1-2 s, then 2-4 s (bot.sender.backoff), never every second for as long
+    as it lasts; each failure is one WARNING line, polling's own failures too (never an ERROR); the reply is
+    sent once Telegram is back."""
+    fake = harness.fake
+    fake.add_group(GROUP, "Friends")
+    fake.add_user(1, "Ann")
+    fake.outage = 502
+    fake.send(1, GROUP, "/help")
+    await asyncio.sleep(6)
+    fake.outage = None
+    reply = await fake.wait_for(lambda: fake.last(GROUP), timeout=30, what="the reply")
+    assert "/newgame" in reply.text
+    tries = [when for when, method, chat in fake.refused if method == "sendMessage" and chat == GROUP]
+    gaps = [b - a for a, b in itertools.pairwise(tries)]
+    assert 3 <= len(tries) <= 5, gaps
+    for n, gap in enumerate(gaps):
+        assert 0.5 * 2**n - 0.05 <= gap <= 2**n + 0.5, gaps
+    lines = [line for line in debug_log.getvalue().splitlines() if " WARNING " in line or " ERROR " in line]
+    assert not [line for line in lines if " ERROR " in line], lines
+    sends = [line for line in lines if "sending to chat" in line]
+    assert len(sends) == len(tries) and all("next try in" in line for line in sends)

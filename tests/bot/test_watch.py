@@ -1,10 +1,12 @@
-"""What an operator watches: /metrics and /healthz on METRICS_PORT, through the real PTB stack."""
+"""What an operator watches: /metrics, /livez and /readyz on METRICS_PORT, through the real PTB stack."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sqlite3
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -12,7 +14,9 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.metrics import REGISTRY
+import engine
+from bot import logs
+from bot.metrics import HEARD, REGISTRY
 from tests.bot.conftest import Harness, running
 from tests.bot.fake_telegram import ApiError
 from tests.bot.players import GROUP, open_table, start
@@ -62,17 +66,32 @@ async def test_metrics_count_updates_calls_results_and_what_the_bot_holds(harnes
     assert sample("durak_db_write_seconds_count") > writes
     for name in ("durak_games_ended_total", "durak_bot_decision_seconds", "durak_cluster_leases_lost_total"):
         assert name in body or name.removesuffix("_total") in body, name
+    # The process's own figures, the release and engine running, and how long since the outside was heard.
+    assert sample("process_cpu_seconds_total") > 0 and sample("process_resident_memory_bytes") > 0
+    assert (
+        sample(
+            "durak_build_info", version=logs.VERSION, engine="compiled" if engine.BUILD.compiled else "pure"
+        )
+        == 1
+    )
+    assert "durak_handler_exceptions_total" in body
+    assert (
+        0 <= sample("durak_last_update_seconds") < 60
+        and 0 <= sample("durak_last_telegram_answer_seconds") < 60
+    )
     # Never an id, a token or a name in a label.
     assert str(GROUP) not in body and "Ann" not in body and fake.users[1]["first_name"] not in body
 
 
-async def test_health_says_which_part_is_unwell(harness: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
-    answer = await get(harness, "/healthz")
-    assert answer.status_code == 200 and json.loads(answer.text) == {
-        "ok": True,
-        "database": "ok",
-        "outbox": "ok",
-    }
+async def test_readiness_says_which_part_is_unwell(harness: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    for path in ("/readyz", "/healthz"):  # (/healthz: its name before liveness and readiness were apart)
+        answer = await get(harness, path)
+        assert answer.status_code == 200 and json.loads(answer.text) == {
+            "ok": True,
+            "database": "ok",
+            "telegram": "ok",
+            "outbox": "ok",
+        }
 
     async def broken(*args: object) -> None:
         raise OSError("disk I/O error")
@@ -80,12 +99,54 @@ async def test_health_says_which_part_is_unwell(harness: Harness, monkeypatch: p
     with monkeypatch.context() as patch:
         patch.setattr(harness.deps.storage, "probe", broken)
         patch.setattr(harness.deps.outbox.lanes, "backlog", lambda: ({"urgent": 1}, 600.0))
-        answer = await get(harness, "/healthz")
+        patch.setattr(harness.deps.outbox, "delivered_ago", lambda: 600.0)
+        answer = await get(harness, "/readyz")
         found = json.loads(answer.text)
         assert answer.status_code == 503 and found["ok"] is False
-        assert found["database"] == "failed: OSError" and "600 s" in found["outbox"]
+        assert found["database"] == "failed: OSError" and "nothing sent for 600 s" in found["outbox"]
+        # One chat that cannot be reached (or a message starved in a busy group) while others are sent to:
+        # the metrics' business (durak_outbox_oldest_seconds), not a reason to take the process out.
+        patch.setattr(harness.deps.outbox, "delivered_ago", lambda: 1.0)
+        assert json.loads((await get(harness, "/readyz")).text)["outbox"] == "ok"
     # The database back, the outbox drained: well again.
-    assert (await get(harness, "/healthz")).status_code == 200
+    assert (await get(harness, "/readyz")).status_code == 200
+
+
+async def test_readiness_asks_telegram_when_it_has_not_answered_for_a_while(harness: Harness) -> None:
+    """A quiet bot calls nobody: readiness asks Telegram (getMe) once nothing has been heard from it for a
+    minute, and says so when it does not answer (an outage: a proxy's 502 page); liveness is not affected."""
+    fake = harness.fake
+    HEARD.telegram = time.monotonic() - 120
+    fake.outage = 502
+    answer = await get(harness, "/readyz")
+    assert answer.status_code == 503 and json.loads(answer.text)["telegram"].startswith("no answer for 12")
+    assert (await get(harness, "/livez")).status_code == 200
+    fake.outage = None
+    answer = await get(harness, "/readyz")
+    assert answer.status_code == 200, answer.text
+    assert fake.calls["getMe"] >= 2  # asked each time (once at the start)
+
+
+async def test_liveness_fails_when_polling_stops_asking_or_a_stop_hangs(harness: Harness) -> None:
+    answer = await get(harness, "/livez")
+    assert answer.status_code == 200 and json.loads(answer.text) == {
+        "ok": True,
+        "loop": "ok",
+        "polling": "ok",
+    }
+    asked = HEARD.polled
+    try:
+        HEARD.polled = time.monotonic() - 600
+        answer = await get(harness, "/livez")
+        assert answer.status_code == 503 and json.loads(answer.text)["polling"] == "no getUpdates for 600 s"
+    finally:
+        HEARD.polled = asked
+    HEARD.stopping = time.monotonic() - 45
+    try:
+        answer = await get(harness, "/livez")
+        assert answer.status_code == 503 and json.loads(answer.text)["stopping"] == "stopping for 45 s"
+    finally:
+        HEARD.stopping = None
 
 
 async def test_health_fails_while_another_program_holds_the_databases_write_lock(harness: Harness) -> None:
@@ -106,3 +167,72 @@ async def test_health_fails_while_another_program_holds_the_databases_write_lock
         await asyncio.sleep(0.1)
     else:
         raise AssertionError("health never came back")
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+UNDOCUMENTED_VALUES = {"method", "version"}  # Bot API methods, the release: open-ended by nature
+
+
+def documented_metrics() -> dict[str, tuple[set[str], str]]:
+    """docs/operations.md's metrics table: each metric's labels, and the row's text (where its values are)."""
+    text = (DOCS / "operations.md").read_text(encoding="utf-8")
+    section = text[text.index("## Watching it") : text.index("### Alerts and what to do")]
+    found: dict[str, tuple[set[str], str]] = {}
+    for row in section.splitlines():
+        if not row.startswith("| `"):
+            continue
+        names, what = row.split(" | ", 1)
+        for name, labels in re.findall(r"`(\w+)(?:\{([\w,]+)\})?`", names):
+            family = re.sub(r"_total$", "", name)
+            found[family] = (set(labels.split(",")) if labels else set(), what)
+    return found
+
+
+def exposed(body: str) -> dict[str, dict[str, set[str]]]:
+    """Each metric family the bot exposes: its labels, and the values each took."""
+    families: dict[str, dict[str, set[str]]] = {}
+    for family in text_string_to_metric_families(body):
+        labels = families.setdefault(family.name, {})
+        for s in family.samples:
+            for label, value in s.labels.items():
+                if label not in ("le", "quantile"):
+                    labels.setdefault(label, set()).add(value)
+    return families
+
+
+def metrics_in(expression: str) -> set[str]:
+    """The metric families a PromQL expression reads (``up`` is Prometheus' own)."""
+    names = set(re.findall(r"\b((?:durak|process)_\w+)", expression))
+    return {re.sub(r"_(total|bucket|count|sum)$", "", n) for n in names}
+
+
+async def test_the_docs_name_every_metric_label_and_value_the_bot_exposes_and_the_dashboard_loads(
+    harness: Harness,
+) -> None:
+    """operations.md's table, its alert rules and docs/grafana-dashboard.json against the exposition after a
+    game: every documented metric is exposed with the documented labels, every value a label took is named
+    in its row, every durak_ metric is documented, and every alert and panel reads metrics that exist."""
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    await harness.deps.outbox.idle()
+    found = exposed((await get(harness, "/metrics")).text)
+    documented = documented_metrics()
+    for name, (labels, row) in documented.items():
+        assert name in found, f"{name} is documented but not exposed"
+        assert set(found[name]) == labels or not found[name], (name, labels, set(found[name]))  # (none yet)
+        for label, values in found[name].items():
+            if label not in UNDOCUMENTED_VALUES:
+                assert all(re.search(rf"\b{re.escape(v)}\b", row) for v in values), (name, label, values)
+    assert {n for n in found if n.startswith("durak_")} <= set(documented)
+    text = (DOCS / "operations.md").read_text(encoding="utf-8")
+    rules = text[text.index("groups:\n  - name: durak") :].split("```", 1)[0]
+    for expression in re.findall(r"expr: (.+)", rules):
+        assert metrics_in(expression) <= set(found), expression
+    dashboard = json.loads((DOCS / "grafana-dashboard.json").read_text(encoding="utf-8"))
+    targets = [t for p in dashboard["panels"] for t in p.get("targets", [])]
+    assert len(targets) >= 20 and dashboard["uid"] == "durak-bot"
+    for target in targets:
+        assert metrics_in(target["expr"]) <= set(found), target["expr"]
+    assert {m for t in targets for m in metrics_in(t["expr"])} >= {
+        n for n in documented if n.startswith("durak_")
+    }
