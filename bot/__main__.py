@@ -1,4 +1,4 @@
-from bot.app import main
+from bot.run import main
 
 # Guarded: worker processes (spawned for the bots' searches) import this module under another name.
 if __name__ == "__main__":

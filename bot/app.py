@@ -1,39 +1,34 @@
 """Wiring: build the Application, open storage, connect the service, the sender and the timers, and
-register the handlers. ``python -m bot`` runs it."""
+register the handlers. ``python -m bot`` runs it (bot.run)."""
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import gc
 import logging
-import sys
 import time
 from typing import Any
 from urllib.parse import urlsplit
 
 from telegram import Update
 from telegram.constants import ParseMode
-from telegram.error import InvalidToken, NetworkError
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults, TypeHandler
 from telegram.request import BaseRequest, HTTPXRequest
 
 import engine
 from bot import handlers, logs, metrics, profile, retention, seasons, watch
-from bot.checks import check_database, report, version
 from bot.cluster import Cluster
 from bot.deps import Deps, keep, keep_settings, revoked_of, settings_of, started
 from bot.http import AiohttpRequest
 from bot.members import ChatMembers
 from bot.outbox import Outbox
 from bot.presenter import Presenter
-from bot.revoked import REVOKED_EXIT, Revoked
+from bot.revoked import Revoked
 from bot.service import TableService
-from bot.settings import Settings, SettingsError, load_settings
+from bot.settings import Settings
 from bot.thinking import Thinker
 from bot.timers import JobScheduler
 from bot.web.server import serve, watch_tables
-from storage import SchemaTooNew, Storage, StorageUnusable
+from storage import Storage
 
 log = logging.getLogger("bot")
 
@@ -138,6 +133,10 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         for table, reason in broken:
             log.error("table %s could not be restored (its group is told): %s", table.id, reason)
     log.info("restored %d live tables", len(service.in_memory()))
+    mode = f"webhook at {settings.webhook_url}" if settings.webhook_url else "long polling"
+    log.info(
+        "started: @%s, %s, version %s, the %s", application.bot.username, mode, logs.VERSION, engine.BUILD
+    )
     if settings.move_log_days is not None:
         days = settings.move_log_days
 
@@ -183,6 +182,7 @@ async def _stopped(application: Application[Any, Any, Any, Any, Any, Any]) -> No
             await part.stop()
     found.service.thinker.close()
     await found.storage.close()
+    log.info("stopped: @%s, after %.0f s", application.bot.username, time.monotonic() - metrics.HEARD.since)
 
 
 def webhook_options(settings: Settings) -> dict[str, Any]:
@@ -197,43 +197,3 @@ def webhook_options(settings: Settings) -> dict[str, Any]:
         "secret_token": settings.webhook_secret,
         "allowed_updates": ALLOWED_UPDATES,
     }
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bot", description="Durak for Telegram groups.")
-    parser.add_argument("--check", action="store_true", help="check the settings and the database, then exit")
-    parser.add_argument("--version", action="version", version=version())
-    check = parser.parse_args(argv).check
-    try:
-        settings = load_settings()
-    except SettingsError as exc:
-        print(f"Cannot start: {exc}", file=sys.stderr)
-        return 2
-    logs.configure(settings.log_level, settings.log_level_libs, settings.bot_token, style=settings.log_format)
-    try:
-        tables = asyncio.run(check_database(settings))
-    except (StorageUnusable, SchemaTooNew) as exc:
-        print(f"Cannot start: {exc}", file=sys.stderr)
-        return 2
-    if check:
-        report(settings, tables)
-        return 0
-    application = build_application(settings)
-    try:
-        if settings.webhook_url:
-            application.run_webhook(**webhook_options(settings))
-        else:
-            application.run_polling(allowed_updates=ALLOWED_UPDATES)
-    except InvalidToken:
-        print(
-            "Cannot start: Telegram does not accept this BOT_TOKEN (check it with @BotFather)",
-            file=sys.stderr,
-        )
-        return 2
-    except NetworkError as exc:
-        print(f"Cannot start: cannot reach the Bot API at {settings.bot_api_url} ({exc})", file=sys.stderr)
-        return 2
-    except SchemaTooNew as exc:
-        print(f"Cannot start: {exc}", file=sys.stderr)
-        return 2
-    return REVOKED_EXIT if revoked_of(application).seen else 0

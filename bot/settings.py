@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import SettingsConfigDict
 
 from bot.i18n import LANGUAGES
 from bot.pacing import Limits
@@ -32,7 +34,16 @@ class Settings(DatabaseSettings):
     """Everything the bot reads from the environment or ``.env``; where the data lives is
     ``storage.settings.DatabaseSettings``' (which the backup tool reads too)."""
 
+    # systemd's LoadCredential=bot_token:... (docs/deploy.md): the token read from a file named bot_token
+    # there, never in the environment or .env.
+    model_config = SettingsConfigDict(
+        **{**DatabaseSettings.model_config, "secrets_dir": os.environ.get("CREDENTIALS_DIRECTORY") or None}
+    )
+
     bot_token: str = Field(description="The token from @BotFather.")
+    # A file that holds the token (a secrets manager's, or root's own with mode 600): read when BOT_TOKEN is
+    # not set, so that the token is in no environment a process listing or a crash report shows.
+    bot_token_file: Path | None = None
     bot_api_url: str = Field(
         "https://api.telegram.org/bot",
         description="Bot API base URL (a local Bot API server, or a test server).",
@@ -102,6 +113,18 @@ class Settings(DatabaseSettings):
     ai_workers: int = Field(default_factory=available_cores, ge=0, le=64)
     # Scales every bot's thinking time (normal 0.5 s, hard 1.5 s a move): below 1 for slow hosts or tests.
     ai_budget_scale: float = Field(1.0, gt=0, le=10)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _token_from_file(cls, data: Any) -> Any:
+        if isinstance(data, dict) and not data.get("bot_token") and data.get("bot_token_file"):
+            try:
+                data["bot_token"] = Path(data["bot_token_file"]).read_text(encoding="utf-8").strip()
+            except OSError as exc:
+                raise ValueError(
+                    f"BOT_TOKEN_FILE {data['bot_token_file']} cannot be read ({exc.strerror})"
+                ) from None
+        return data
 
     @field_validator("bot_token")
     @classmethod

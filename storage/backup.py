@@ -28,6 +28,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from storage.copy import TABLES
+from storage.lock import DatabaseLock, Held
 from storage.migrations import LATEST
 from storage.settings import DatabaseSettings
 
@@ -81,13 +82,22 @@ def backup(database: Path, folder: Path, *, keep: int | None = None, now: float 
 
 
 def restore(backup_file: Path, database: Path) -> dict[str, int]:
-    """Write ``backup_file`` over ``database`` (the bot stopped), after checking it; its rows per table."""
+    """Write ``backup_file`` over ``database`` (the bot stopped), after checking it; its rows per table. The
+    bot's own lock (storage.lock) is held meanwhile: refused while a bot runs on it, and no bot starts on a
+    half-written file."""
     counts = check(backup_file)
-    with (
-        sqlite3.connect(f"file:{backup_file}?mode=ro", uri=True) as source,
-        sqlite3.connect(database) as target,
-    ):
-        source.backup(target)
+    try:
+        lock = DatabaseLock(database).acquire()
+    except Held as exc:
+        raise BackupFailed(f"{exc}: stop it first, then restore") from None
+    try:
+        with (
+            sqlite3.connect(f"file:{backup_file}?mode=ro", uri=True) as source,
+            sqlite3.connect(database) as target,
+        ):
+            source.backup(target)
+    finally:
+        lock.release()
     check(database)
     return counts
 

@@ -11,6 +11,7 @@ import logging
 import os
 import random
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -24,7 +25,7 @@ import engine
 from bot import logs
 from storage import Storage
 from tests.bot.conftest import Harness
-from tests.bot.fake_telegram import BASE_URL, TOKEN, ApiError
+from tests.bot.fake_telegram import BASE_URL, BOT_USERNAME, TOKEN, ApiError, FakeTelegram
 from tests.bot.players import GROUP, open_table, play_until_over, start, welcome
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -153,14 +154,71 @@ def test_version_says_the_release_and_the_engine_and_needs_no_settings(tmp_path:
     assert list(tmp_path.iterdir()) == []  # no database file made
 
 
-def test_check_validates_the_settings_and_the_database_and_exits(tmp_path: Path) -> None:
+def test_check_creates_nothing_and_says_what_it_could_not_ask(tmp_path: Path) -> None:
+    """No database yet, Telegram out of reach: --check passes, saying both, and leaves no file behind."""
     done = run_bot(tmp_path / "d.sqlite3", "--check")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("OK: settings valid (long polling)") and "0 tables" in done.stdout
+    assert done.stdout.startswith("settings: valid (long polling)") and "does not exist yet" in done.stdout
+    assert "telegram: not asked: cannot reach http://127.0.0.1:9/bot" in done.stdout
     assert f"computer players run on the {engine.BUILD}" in done.stdout  # run_bot's process decides alike
     assert "metrics and health: off" in done.stdout and "kept for ever" in done.stdout
+    assert done.stdout.rstrip().endswith("OK: the bot can start")
+    assert list(tmp_path.iterdir()) == []  # no database file, no lock file
     done = run_bot(tmp_path / "d.sqlite3", "--check", token="not a token")
-    assert done.returncode == 2 and "BOT_TOKEN" in done.stderr
+    assert done.returncode == 2 and "BOT_TOKEN" in done.stderr and "Cannot start" in done.stderr
+
+
+async def test_check_asks_telegram_for_the_token_opens_the_database_and_tries_the_ports(
+    tmp_path: Path,
+) -> None:
+    fake = FakeTelegram()
+    runner, port = await fake.serve()
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        db = tmp_path / "d.sqlite3"
+        await _a_real_database(db)
+        api = {"BOT_API_URL": f"http://127.0.0.1:{port}/bot"}
+        done = await run_bot_async(db, "--check", env=api)
+        assert done[0] == 0, done
+        assert f"telegram: the token is @{BOT_USERNAME}'s; joins groups: yes; privacy mode on" in done[1]
+        assert "opens and takes a write, 0 tables to bring back" in done[1]
+        fake.revoked = True  # a token revoked in @BotFather: the shape is right, Telegram says no
+        done = await run_bot_async(db, "--check", env=api)
+        assert done[0] == 2 and "Telegram does not accept this BOT_TOKEN" in done[1], done
+        fake.revoked = False
+        busy = {**api, "METRICS_PORT": str(taken.getsockname()[1])}
+        done = await run_bot_async(db, "--check", env=busy)
+        assert done[0] == 2 and f"METRICS_PORT: 127.0.0.1:{taken.getsockname()[1]} is taken" in done[1], done
+        # ... and the start itself says so in one line: no traceback, no session left open.
+        done = await run_bot_async(db, env=busy)
+        (line,) = [x for x in done[2].splitlines() if "Cannot start" in x]
+        assert done[0] == 2 and "address already in use (METRICS_PORT 127.0.0.1:" in line, done
+        assert "Traceback" not in done[2] and "Unclosed" not in done[2] and done[2].count("ERROR") == 0, done
+    finally:
+        taken.close()
+        await runner.cleanup()
+
+
+async def run_bot_async(
+    database: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[int, str, str]:
+    """``python -m bot`` with its settings; (exit status, stdout, stderr)."""
+    settings = {"PATH": os.environ.get("PATH", ""), "BOT_TOKEN": TOKEN, "DATABASE_PATH": str(database)}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        *args,
+        cwd=ROOT,
+        env={**settings, "AI_WORKERS": "0", "BOT_API_URL": "http://127.0.0.1:9/bot", **(env or {})},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
 
 
 def test_a_job_cancelled_by_the_stop_is_no_error_line_and_a_real_error_still_is() -> None:

@@ -57,7 +57,10 @@ def test_python_m_bot_without_a_token_says_so_and_exits(tmp_path: Path) -> None:
         [sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 2
-    assert done.stderr.strip() == "Cannot start: BOT_TOKEN is missing (set it in the environment or in .env)"
+    (line,) = done.stderr.splitlines()  # one line, through the bot's log formatter
+    assert line.endswith(
+        " CRITICAL bot: Cannot start: BOT_TOKEN is missing (set it in the environment or in .env)"
+    )
 
 
 def test_python_m_bot_with_a_placeholder_token_says_so(tmp_path: Path) -> None:
@@ -70,4 +73,4 @@ def test_python_m_bot_with_a_placeholder_token_says_so(tmp_path: Path) -> None:
         [sys.executable, "-m", "bot"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 2
-    assert done.stderr.strip().startswith("Cannot start: BOT_TOKEN does not look like a token")
+    assert " CRITICAL bot: Cannot start: BOT_TOKEN does not look like a token" in done.stderr

@@ -9,11 +9,13 @@ import os
 import random
 import signal
 import sqlite3
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 from bot.revoked import REVOKED_EXIT
+from storage.backup import backup
 from tests.bot.fake_telegram import TOKEN, FakeTelegram, Message, RateLimits
 from tests.bot.players import hand_message, move_choices, press_and_wait
 
@@ -182,4 +184,40 @@ async def test_a_token_revoked_while_running_stops_the_bot_at_once_and_loudly(tm
         if bot.returncode is None:
             bot.kill()
             await bot.wait()
+        await runner.cleanup()
+
+
+async def test_a_second_process_on_the_same_sqlite_file_is_refused_and_so_is_a_restore_under_it(
+    tmp_path: Path,
+) -> None:
+    """Two bots on one file would each keep their own tables over it: the second says who holds the file, in
+    one line, and exits 2; restoring a backup over it while the first runs is refused the same way."""
+    fake = FakeTelegram()
+    runner, port = await fake.serve()
+    db = tmp_path / "one.sqlite3"
+    first = await bot_process(port, db)
+    try:
+        await fake.wait_for(lambda: fake.commands, timeout=60, what="the first bot to start")
+        second = await bot_process(port, db)
+        code = await asyncio.wait_for(second.wait(), 60)
+        assert second.stderr is not None
+        err = (await second.stderr.read()).decode()
+        assert code == 2, err
+        (line,) = err.splitlines()
+        assert f"Cannot start: another bot process (pid {first.pid}) is using {db}" in line
+        taken = backup(db, tmp_path / "backups")
+        restore = subprocess.run(
+            [sys.executable, "-m", "storage.backup", "--restore", str(taken), "--database", str(db)],
+            cwd=ROOT,
+            env={"PATH": os.environ.get("PATH", "")},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert restore.returncode == 1 and f"(pid {first.pid}) is using" in restore.stderr, restore
+        assert first.returncode is None  # the first plays on
+    finally:
+        first.kill()
+        await first.wait()
         await runner.cleanup()
