@@ -2,6 +2,7 @@
 
     .venv/bin/python -m storage.backup backups/                   # a copy now, checked
     .venv/bin/python -m storage.backup backups/ --keep 14         # ... and only the newest 14 kept
+    .venv/bin/python -m storage.backup backups/ --textfile /var/lib/node_exporter   # ... and say when
     .venv/bin/python -m storage.backup --restore backups/durak-20261204-180000.sqlite3   # the bot stopped
 
 The copy is made with SQLite's online backup API, not by copying the file: the database is in WAL mode, so
@@ -25,6 +26,7 @@ import time
 from contextlib import closing, suppress
 from pathlib import Path
 
+from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
 from pydantic import ValidationError
 
 from storage.copy import TABLES
@@ -114,6 +116,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--database", type=Path, help="the database file (default: DATABASE_PATH, as the bot reads it)"
     )
+    parser.add_argument(
+        "--textfile",
+        type=Path,
+        metavar="DIR",
+        help="after a good backup, write durak_backup.prom here (node exporter's textfile collector)",
+    )
     args = parser.parse_args(argv)
     try:  # the bot's own settings: the environment, then .env
         settings = DatabaseSettings()
@@ -131,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.folder is not None:
             made = backup(args.database, args.folder, keep=args.keep)
             print(f"backed up {args.database} to {made}: {_rows(check(made))}")
+            if args.textfile is not None:
+                told(args.textfile, args.database, made)
         else:
             parser.error("give a folder for the backup, or --restore BACKUP")
     except BackupFailed as exc:
@@ -144,6 +154,28 @@ def _at_least_one(text: str) -> int:
     if value < 1:  # 0 would delete every backup, the new one too
         raise argparse.ArgumentTypeError("keep at least 1 backup")
     return value
+
+
+def told(folder: Path, database: Path, made: Path) -> Path:
+    """The time and size of the good backup just made, for Prometheus (node exporter's textfile collector,
+    which reads ``*.prom`` in ``folder``): an alert on its age catches a nightly job that stopped."""
+    registry = CollectorRegistry()
+    labels = {"database": database.stem}
+    Gauge(
+        "durak_backup_last_success_timestamp_seconds",
+        "When the last good backup of the database was made (Unix time)",
+        list(labels),
+        registry=registry,
+    ).labels(**labels).set(time.time())
+    Gauge("durak_backup_size_bytes", "The last good backup's size", list(labels), registry=registry).labels(
+        **labels
+    ).set(made.stat().st_size)
+    path = folder / f"{database.stem}_backup.prom"
+    try:
+        write_to_textfile(str(path), registry)  # written aside and renamed: never read half-written
+    except OSError as exc:
+        raise BackupFailed(f"the backup is made, but {path} could not be written: {exc}") from None
+    return path
 
 
 def _rows(counts: dict[str, int]) -> str:

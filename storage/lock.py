@@ -38,7 +38,10 @@ class DatabaseLock:
         """Hold the lock until ``release`` or the process ends; ``Held`` if another process has it."""
         if fcntl is None or not self.path.parent.is_dir():
             return self  # (a missing folder: the database's own check says so)
-        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held open for the process's life
+        try:
+            handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the process's life
+        except OSError:
+            return self  # a read-only folder: the database's own check says what is wrong with it
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

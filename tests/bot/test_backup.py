@@ -9,9 +9,11 @@ import random
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from storage import Storage
 from storage.backup import BackupFailed, backup, check, restore
@@ -70,9 +72,17 @@ def test_the_command_backs_up_and_restores(tmp_path: Path) -> None:
         command = [sys.executable, "-m", "storage.backup", *args, "--database", str(database)]
         return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
 
-    done = run(str(tmp_path / "b"), "--keep", "3")
+    exporter = tmp_path / "node_exporter"
+    exporter.mkdir()
+    done = run(str(tmp_path / "b"), "--keep", "3", "--textfile", str(exporter))
     assert done.returncode == 0 and "backed up" in done.stdout and "users 1" in done.stdout, done.stderr
     (made,) = (tmp_path / "b").iterdir()
+    # When the last good backup was made, where node exporter's textfile collector reads it.
+    (told,) = exporter.iterdir()
+    families = {f.name: f for f in text_string_to_metric_families(told.read_text())}
+    (stamp,) = families["durak_backup_last_success_timestamp_seconds"].samples
+    assert stamp.labels == {"database": "durak"} and abs(stamp.value - time.time()) < 60
+    assert families["durak_backup_size_bytes"].samples[0].value == made.stat().st_size
     with sqlite3.connect(database) as conn:
         conn.execute("DELETE FROM users")
     done = run("--restore", str(made))

@@ -40,7 +40,12 @@ def run_bot(database: Path, *args: str, token: str = TOKEN) -> subprocess.Comple
         "AI_WORKERS": "0",
     }
     return subprocess.run(
-        [sys.executable, "-m", "bot", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "bot", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -67,20 +72,45 @@ async def test_a_database_that_cannot_be_used_stops_the_start_with_one_line(
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
-    assert lines[0].startswith("Cannot start: the database") and str(path) in lines[0], lines[0]
+    assert " CRITICAL bot: Cannot start: the database" in lines[0] and str(path) in lines[0], lines[0]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only files: nothing to show as root")
-async def test_a_read_only_database_stops_the_start_with_one_line(tmp_path: Path) -> None:
-    path = tmp_path / "durak.sqlite3"
-    await _a_real_database(path)
-    path.chmod(0o444)
-    tmp_path.chmod(0o555)
+@pytest.mark.parametrize("sidecars", [False, True])
+async def test_a_read_only_database_stops_the_start_with_one_line(tmp_path: Path, sidecars: bool) -> None:
+    """A database on a file system mounted read-only (as root, who writes to read-only files, the tests
+    mount one; as anyone else, a read-only file in a read-only folder); with ``sidecars``, its -wal and -shm
+    files there too (a copy taken with them): it opened and read, so it passed, and every move then failed."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    mounted = os.geteuid() == 0 and _mount(folder, "rw")
+    if os.geteuid() == 0 and not mounted:
+        pytest.skip("root, and no file system can be mounted read-only here")
     try:
+        path = folder / "durak.sqlite3"
+        await _a_real_database(path)
+        if sidecars:
+            for suffix in ("-wal", "-shm"):
+                Path(f"{path}{suffix}").write_bytes(b"")
+        if mounted:
+            assert _mount(folder, "remount,ro")
+        else:
+            for item in [*folder.iterdir(), folder]:
+                item.chmod(0o555 if item.is_dir() else 0o444)
         done = run_bot(path)
     finally:
-        tmp_path.chmod(0o755)
-    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+        if mounted:
+            subprocess.run(["umount", str(folder)], check=False)
+        folder.chmod(0o755)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "Cannot start: the database" in line and str(path) in line, line
+
+
+def _mount(folder: Path, options: str) -> bool:
+    command = ["mount", "-t", "tmpfs", "-o", f"{options},size=8m", "tmpfs", str(folder)]
+    if options.startswith("remount"):
+        command = ["mount", "-o", options, str(folder)]
+    return subprocess.run(command, capture_output=True, check=False).returncode == 0
 
 
 @pytest.fixture
