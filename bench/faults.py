@@ -154,7 +154,7 @@ async def _fault(name: str, fake: FakeTelegram, database: Path, seconds: float, 
 
 def _mount(folder: Path) -> bool:
     done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(folder)], capture_output=True, check=False
+        ["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(folder)], capture_output=True, check=False
     )
     return done.returncode == 0
 
