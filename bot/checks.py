@@ -53,9 +53,8 @@ def report(settings: Settings) -> int:
         try:
             tables = asyncio.run(check_database(settings))
             running = f"; in use by a running bot (pid {holder})" if holder else ""
-            print(
-                f"database: {describe(settings.database)} opens and takes a write, {tables} tables to bring back{running}"
-            )
+            where = describe(settings.database)
+            print(f"database: {where} opens and takes a write, {tables} tables to bring back{running}")
         except (StorageUnusable, SchemaTooNew) as exc:
             print(f"database: FAILED: {exc}")
             ok = False

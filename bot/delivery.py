@@ -91,8 +91,9 @@ class Delivery:
 
     async def _allowed(self, draft: Draft) -> Draft | None:
         """An in-group hand as Telegram allows it to be sent now: to a server that knows ephemeral messages;
-        a new one by an administrator, or as the answer to its receiver's press or command (``Draft.answers``); where
-        neither, the one it was to replace (to sound) is edited instead, and with none to edit, None."""
+        a new one by an administrator, or as the answer to its receiver's press or command
+        (``Draft.answers``); where neither, the one it was to replace (to sound) is edited instead, and with
+        none to edit, None."""
         assert draft.receiver is not None
         if not await self.support.check():
             return None

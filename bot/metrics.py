@@ -24,7 +24,8 @@ from prometheus_client import (
 from telegram.request import BaseRequest, RequestData
 
 # The bot's own registry: the process-wide default one would also carry whatever a library registers there.
-disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series beside each counter: half the series, nothing of use
+# No *_created series beside each counter: half the series, and nothing an alert or a panel reads.
+disable_created_metrics()  # type: ignore[no-untyped-call]
 REGISTRY = CollectorRegistry()
 ProcessCollector(registry=REGISTRY)  # process_cpu_seconds_total, process_resident_memory_bytes, open fds ...
 _FAST = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)

@@ -61,7 +61,7 @@ async def cards_press(update: Update, context: Context) -> None:
 
 
 async def hand_command(update: Update, context: Context) -> None:
-    """/hand in a group: the sender's hand comes afresh there, seen only by them, as "🃏 My cards" brings it.
+    """/hand in a group: the sender's hand comes afresh there, seen only by them, as "🃏 My cards" does.
     Sent as an ephemeral command (Bot API 10.2; the group's menu marks it so) neither it nor its answer shows
     in the group, and any bot may answer it. Sent as an ordinary message (an older app), it is answered where
     the bot may send ephemeral messages at any time (an administrator), else told to press the button."""

@@ -55,12 +55,12 @@ def test_worker_processes_do_not_start_a_second_bot(monkeypatch: pytest.MonkeyPa
     """A spawned worker imports the parent's main module as ``__mp_main__``: that must not run the bot."""
     import runpy
 
-    import bot.app
+    import bot.run
 
     def started() -> int:
         raise AssertionError("the bot started inside a worker")
 
-    monkeypatch.setattr(bot.app, "main", started)
+    monkeypatch.setattr(bot.run, "main", started)
     runpy.run_module("bot", run_name="__mp_main__")
     with pytest.raises(AssertionError):
         runpy.run_module("bot", run_name="__main__")
