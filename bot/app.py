@@ -152,7 +152,11 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     deps.web = await serve(settings, deps)
     if settings.metrics_port is not None:
         server = watch.Server(
-            deps, settings.metrics_listen, settings.metrics_port, polling=not settings.webhook_url
+            deps,
+            application.bot,
+            settings.metrics_listen,
+            settings.metrics_port,
+            polling=not settings.webhook_url,
         )
         await server.start()
         deps.watch = server

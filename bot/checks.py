@@ -23,17 +23,16 @@ async def check_database(settings: Settings) -> int:
     a damaged, foreign or read-only file stops the start with one line naming it. Returns how many tables a
     start brings back."""
     storage = await Storage.open(settings.database, synchronous=settings.database_synchronous)
+    writing = False
     try:
         tables = len(await storage.restorable())
-    except Exception as exc:  # database errors, and rows no record can be built from
-        await storage.close()
-        raise StorageUnusable(storage.db.where, f"{type(exc).__name__}: {exc}") from None
-    try:
         # A write, as every move makes: a read-only file (or folder, for its -wal and -shm) opens and
         # reads, then refuses every move ("Couldn't save that") for as long as the bot runs.
+        writing = True
         await storage.probe()
-    except Exception as exc:
-        raise StorageUnusable(storage.db.where, f"it takes no write ({type(exc).__name__}: {exc})") from None
+    except Exception as exc:  # database errors, rows no record can be built from, a write refused
+        why = f"{type(exc).__name__}: {exc}"
+        raise StorageUnusable(storage.db.where, f"it takes no write ({why})" if writing else why) from None
     finally:
         await storage.close()
     return tables
@@ -46,8 +45,9 @@ def report(settings: Settings) -> int:
     ok = True
     mode = f"webhook at {settings.webhook_url}" if settings.webhook_url else "long polling"
     print(f"settings: valid ({mode})")
-    holder = None if settings.database_url else DatabaseLock(Path(settings.database_path)).holder()
-    if not settings.database_url and not Path(settings.database_path).exists():
+    sqlite = None if settings.database_url else Path(settings.database_path)
+    holder = DatabaseLock(sqlite).holder() if sqlite is not None else None
+    if sqlite is not None and not sqlite.exists():
         print(f"database: {describe(settings.database)} does not exist yet: the first start creates it")
     else:
         try:

@@ -110,12 +110,8 @@ class Outbox:
         """Members' presses in groups: each lets the bot send its member an ephemeral message for a while."""
         return self._delivery.grants
 
-    @property
-    def bot(self) -> Bot:
-        return self._delivery.bot
-
     def delivered_ago(self) -> float:
-        """Seconds since Telegram last took a send, an edit or a deletion (or since the start)."""
+        """Seconds since Telegram last took a send or an edit (or since the start)."""
         return self.clock() - self._delivery.delivered
 
     @property

@@ -14,6 +14,7 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
+from telegram import Bot
 
 from bot.metrics import HEARD, REGISTRY
 from bot.timers import JobScheduler
@@ -90,7 +91,7 @@ class State(Collector):
         )
 
 
-async def readiness(deps: Deps) -> tuple[bool, dict[str, str]]:
+async def readiness(deps: Deps, bot: Bot) -> tuple[bool, dict[str, str]]:
     """Whether this process can serve players now: the database takes a write in time (a read is answered
     through a lock held elsewhere or a full disk, while every move fails), Telegram answers (asked, if it has
     not been heard from for a while: a quiet bot calls nobody), and the outbox as a whole drains (a message
@@ -102,7 +103,7 @@ async def readiness(deps: Deps) -> tuple[bool, dict[str, str]]:
         checks["database"] = "ok"
     except Exception as exc:  # any failure to answer is the answer
         checks["database"] = f"failed: {type(exc).__name__}"
-    checks["telegram"] = await _telegram(deps)
+    checks["telegram"] = await _telegram(bot)
     _, oldest = deps.outbox.lanes.backlog()
     quiet = deps.outbox.delivered_ago()
     stalled = oldest >= STUCK and quiet >= STUCK
@@ -110,11 +111,11 @@ async def readiness(deps: Deps) -> tuple[bool, dict[str, str]]:
     return all(v == "ok" for v in checks.values()), checks
 
 
-async def _telegram(deps: Deps) -> str:
+async def _telegram(bot: Bot) -> str:
     if HEARD.ago(HEARD.telegram) < TELEGRAM_QUIET:
         return "ok"
     try:
-        await asyncio.wait_for(asyncio.shield(deps.outbox.bot.get_me()), HEALTH_DEADLINE)
+        await asyncio.wait_for(asyncio.shield(bot.get_me()), HEALTH_DEADLINE)
     except Exception as exc:  # a 5xx, a network failure, a timeout: not answering
         return f"no answer for {HEARD.ago(HEARD.telegram):.0f} s ({type(exc).__name__})"
     return "ok"
@@ -136,8 +137,8 @@ def liveness(polling: bool) -> tuple[bool, dict[str, str]]:
 class Server:
     """/metrics and /healthz over HTTP on ``host``:``port`` (0: any free port; ``port`` then says which)."""
 
-    def __init__(self, deps: Deps, host: str, port: int, *, polling: bool = True) -> None:
-        self.deps, self.host, self.port, self.polling = deps, host, port, polling
+    def __init__(self, deps: Deps, bot: Bot, host: str, port: int, *, polling: bool = True) -> None:
+        self.deps, self.bot, self.host, self.port, self.polling = deps, bot, host, port, polling
         self._runner: web.AppRunner | None = None
         self._state = State(deps)
 
@@ -165,7 +166,7 @@ class Server:
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     async def _ready(self, request: web.Request) -> web.Response:
-        return _answer(*await readiness(self.deps))
+        return _answer(*await readiness(self.deps, self.bot))
 
     async def _live(self, request: web.Request) -> web.Response:
         return _answer(*liveness(self.polling))

@@ -133,14 +133,14 @@ async def reply(
     before any redraw, and retried if Telegram asks us to wait."""
     group = message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
     # A command the group did not see (an ephemeral one) is answered to its author alone, as a reply to it.
-    unseen = group and message.from_user is not None and ephemeral.message_id(message) is not None
+    author = message.from_user if group and ephemeral.message_id(message) is not None else None
     return await d.outbox.send(
         message.chat_id,
         text,
         keyboard=keyboard,
         thread_id=thread_of(message) or None,
-        reply_to=message.message_id if group and not unseen else None,
-        receiver=message.from_user.id if unseen and message.from_user is not None else None,
+        reply_to=message.message_id if group and author is None else None,
+        receiver=author.id if author is not None else None,
     )
 
 

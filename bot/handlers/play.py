@@ -16,6 +16,7 @@ from bot.callbacks import (
     ReclaimPress,
     UnpickPress,
 )
+from bot.deps import Deps
 from bot.handlers.common import Context, alert, answer, asked, pressed, reply, thread_of
 from bot.render.hand import discard_text
 from bot.service import Refusal, Verdict
@@ -54,10 +55,15 @@ async def cards_press(update: Update, context: Context) -> None:
     found = await pressed(update, context, CardsPress)
     if found is not None:
         d, query, user, t, press = found
-        verdict = await d.service.show_cards(press.table_id, user.id)
-        if verdict.ok and not await d.outbox.support.check():
-            verdict = Verdict.refused(Refusal.NO_GROUP_CARDS)
-        await answer(query, t, verdict)
+        await answer(query, t, await _cards_again(d, press.table_id, user.id))
+
+
+async def _cards_again(d: Deps, table_id: int, user_id: int) -> Verdict:
+    """The player's hand comes afresh in the group, where the Bot API server can show one there."""
+    verdict = await d.service.show_cards(table_id, user_id)
+    if verdict.ok and not await d.outbox.support.check():
+        return Verdict.refused(Refusal.NO_GROUP_CARDS)
+    return verdict
 
 
 async def hand_command(update: Update, context: Context) -> None:
@@ -74,13 +80,11 @@ async def hand_command(update: Update, context: Context) -> None:
     table = d.service.here(message.chat_id, thread_of(message))
     if table is None:
         verdict = Verdict.refused(Refusal.NO_TABLE)
-    elif not await d.outbox.support.check():
-        verdict = Verdict.refused(Refusal.NO_GROUP_CARDS)
     elif not unseen and not await d.members.bot_admin(message.chat_id):
         await reply(d, message, t("alert.hand_press"))
         return
     else:
-        verdict = await d.service.show_cards(table.id, user.id)
+        verdict = await _cards_again(d, table.id, user.id)
     if not verdict.ok:
         await reply(d, message, alert(t, verdict))
 
