@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.settings import SettingsError, load_settings
+from tests.bot.fake_telegram import TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,3 +75,38 @@ def test_python_m_bot_with_a_placeholder_token_says_so(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert " CRITICAL bot: Cannot start: BOT_TOKEN does not look like a token" in done.stderr
+
+
+@pytest.mark.parametrize("where", ["BOT_TOKEN_FILE", "CREDENTIALS_DIRECTORY"])
+def test_the_token_is_read_from_a_file_never_the_environment(tmp_path: Path, where: str) -> None:
+    """BOT_TOKEN_FILE names a file holding the token; systemd's LoadCredential=bot_token:... puts it in
+    $CREDENTIALS_DIRECTORY/bot_token (docs/deploy.md). Either way the token is in no environment."""
+    secrets = tmp_path / "credentials"
+    secrets.mkdir()
+    (secrets / "bot_token").write_text(TOKEN + "\n")
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(ROOT),
+        "BOT_API_URL": "http://127.0.0.1:9/bot",  # never reached: --check says so
+        where: str(secrets / "bot_token") if where == "BOT_TOKEN_FILE" else str(secrets),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "--check"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "settings: valid" in done.stdout, done.stderr
+    env["BOT_TOKEN_FILE"] = str(tmp_path / "missing")
+    env.pop("CREDENTIALS_DIRECTORY", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "--check"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "BOT_TOKEN_FILE" in done.stderr and "cannot be read" in done.stderr
