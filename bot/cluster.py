@@ -150,12 +150,14 @@ class Cluster:
                 return self.me
             owner = await self.storage.owners.claim(chat, self.me, self.lease)
             if owner == self.me:
-                self.owned.add(chat)
-                await self.storage.owners.adopt(chat, self.me)
-                before = len(
-                    self.service.in_memory()
-                )  # a group that moved here keeps the tables it has in memory
-                broken = await self.service.restore(chat)
+                # Owned (so handled here without waiting for this lock) only once its tables are back: a
+                # page or an update meanwhile would be told the table is gone.
+                try:
+                    await self.storage.owners.adopt(chat, self.me)
+                    before = len(self.service.in_memory())  # a group that moved here keeps its tables
+                    broken = await self.service.restore(chat)
+                finally:
+                    self.owned.add(chat)
                 restored = len(self.service.in_memory()) - before
                 log.info("took chat %s over: %d tables restored (%d broken)", chat, restored, len(broken))
                 self._wake.set()  # updates forwarded to its former owner are ours now

@@ -3,14 +3,17 @@ the result and ratings stored; skipped, saying so, where no PostgreSQL server ca
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
+from bot.cluster import Cluster
 from bot.deps import settings_of
 from storage.postgres import PostgresDatabase
+from storage.records import TableRow
 from tests.bot.conftest import Harness, start_app, stop_app
 from tests.bot.fake_telegram import FakeTelegram
 from tests.bot.players import GROUP, open_table, play_until_over, start, table_id
@@ -63,3 +66,32 @@ async def test_a_restart_mid_game_brings_the_table_back_from_postgresql(harness:
     assert harness.deps.storage.db.where == url
     assert harness.deps.service.tables[tid].game == before
     assert "Ann" in await play_until_over(fake, GROUP, [1, 2], rng)
+
+
+async def test_a_table_asked_for_while_its_group_is_being_taken_over_waits_for_it(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page (or an update) that comes while this process is bringing a group's tables back from the
+    database is answered once they are back, not told the table is gone (a 404 to the page's socket)."""
+    cluster, service = harness.deps.cluster, harness.deps.service
+    assert isinstance(cluster, Cluster)
+    lobby = await open_table(harness, ["Ann", "Bob"])
+    await start(harness, lobby)
+    tid = table_id(lobby)
+    # As if another process had played the group and died: not in memory here, and nobody's lease.
+    service.forget_chat(GROUP)
+    cluster.owned.discard(GROUP)
+    await harness.deps.storage.db.execute("DELETE FROM chat_owners WHERE chat_id = ?", (GROUP,))
+    restoring, slow = asyncio.Event(), service.restore
+
+    async def slowly(chat_id: int | None = None) -> list[tuple[TableRow, str]]:
+        restoring.set()
+        await asyncio.sleep(0.3)
+        return await slow(chat_id)
+
+    monkeypatch.setattr(service, "restore", slowly)
+    claim = asyncio.create_task(cluster.claim(GROUP))
+    await restoring.wait()
+    assert await cluster.web_peer(tid) is None  # played here ...
+    assert service.table(tid) is not None  # ... and there to be shown
+    assert await claim == cluster.me
