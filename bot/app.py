@@ -120,6 +120,8 @@ async def _started(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         bot_delay=settings.bot_move_delay,
         thinker=thinker,
     )
+    service.arenas.watcher = presenter  # an arena's one message in the group (docs/groups.md)
+    service.arenas.minute = settings.arena_minute
     deps = Deps(storage, service, presenter, members, outbox)
     deps.hub = watch_tables(settings, deps)  # the web table watches the records the chat does
     keep(application, deps)

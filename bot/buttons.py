@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Screen = Literal["lobby", "table_in_play", "hand", "result", "board", "settings", "forget"]
+Screen = Literal["lobby", "table_in_play", "hand", "result", "board", "settings", "forget", "arena"]
 # The messages that carry buttons: the group's table message (a lobby, then the table in play), a hand (in
 # private or in the group), a result, a leaderboard, a settings menu, /forgetme's confirmation.
 
@@ -34,6 +34,7 @@ BUTTONS: dict[str, ButtonKind] = {
     "b": _kind("hand"),  # "I'm back"
     "c": _kind("table_in_play"),  # 🃏 My cards
     "L": _kind("lobby", "result"),  # the lobby's buttons; Rematch under a result
+    "A": _kind("arena"),  # an arena's buttons (its 🃏 My cards among them)
     "T": _kind("board", rewrites=True),  # a leaderboard page
     "S": _kind("settings", rewrites=True),  # a language, a group's option
     "F": _kind("forget", rewrites=True),  # /forgetme's answer

@@ -84,6 +84,8 @@ LobbyAction = Literal["join", "leave", "bot", "options", "done", "start", "set",
 BoardScope = Literal["c", "g"]  # the leaderboard of the chat the message is in, or the global one
 SettingsScope = Literal["u", "c"]  # your private language, or this group's settings
 LOBBY_ACTIONS: tuple[LobbyAction, ...] = get_args(LobbyAction)
+ArenaAction = Literal["join", "leave", "berserk", "back", "cards"]
+ARENA_ACTIONS: tuple[ArenaAction, ...] = get_args(ArenaAction)
 GAME_TYPES: tuple[GameType, ...] = get_args(GameType)
 
 
@@ -102,6 +104,14 @@ class LobbyPress:
     table_id: int
     action: LobbyAction
     option: str = ""  # with "set": the option to change
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaPress:
+    """A button of an arena's message (docs/groups.md)."""
+
+    arena_id: int
+    action: ArenaAction
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +134,7 @@ Press = (
     | ForgetPress
     | DiscardPress
     | LobbyPress
+    | ArenaPress
     | BoardPress
     | SettingsPress
 )
@@ -142,6 +153,8 @@ def encode(press: Press) -> str:
         )
     elif isinstance(press, LobbyPress):
         data = f"L:{press.table_id}:{press.action}" + (f":{press.option}" if press.option else "")
+    elif isinstance(press, ArenaPress):
+        data = f"A:{press.arena_id}:{press.action}"
     elif isinstance(press, UnpickPress):
         data = f"h:{press.table_id}"
     elif isinstance(press, ConcedePress):
@@ -185,6 +198,8 @@ def decode(data: str | None) -> Press | None:
             if season and not (parts[1] == "c" and is_season(season)):
                 return None
             return BoardPress(cast(BoardScope, parts[1]), parts[2], _number(parts[3]), season)
+        if parts[0] == "A" and len(parts) == 3 and parts[2] in ARENA_ACTIONS:
+            return ArenaPress(_number(parts[1]), parts[2])
         if parts[0] == "h" and len(parts) == 2:
             return UnpickPress(_number(parts[1]))
         if parts[0] == "q" and len(parts) == 3 and parts[2] in CONCEDE_STEPS:

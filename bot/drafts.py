@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from bot.arena_drafts import ArenaDrafts
 from bot.callbacks import CardsPress, LobbyPress, encode
 from bot.hand_drafts import HandDrafts, in_private, names_of, warned
 from bot.i18n import Text, texts, user_texts
@@ -45,6 +46,7 @@ class Drafts:
         self.sounds = Sounds()
         self.web_app = web_app  # the web table's short name with @BotFather (None: no web table)
         self.hands = HandDrafts(storage, self.sounds, self.user_text, self.web_link)
+        self.arenas = ArenaDrafts(storage, self.records, self.group_text)
         self.members = members  # whether the bot may delete messages in a group (None: it may not)
         self.bot_username = bot_username
         self.default_language = default_language
@@ -83,6 +85,8 @@ class Drafts:
         kind, table_id, seat = key
         if kind == "tidy":  # no record needed: the table may have been forgotten since it ended
             return await self._tidy_draft(table_id)
+        if kind in ("arena", "podium"):  # an arena's: its id in the table's place
+            return await self.arenas.draft(kind, table_id)
         record = self._record(table_id)
         if record is None:
             return None

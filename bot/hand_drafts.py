@@ -133,7 +133,7 @@ def warned(record: Published, seat: int) -> bool:
     game, seconds = record.game, record.seconds
     if game is None or seconds is None or seat not in record.to_act() or record.is_bot_seat(seat):
         return False
-    return game.would_miss(seat) and seconds <= warning_before(record.row.options.move_timer)
+    return game.would_miss(seat) and seconds <= warning_before(record.move_timer())
 
 
 def in_private(user: User) -> bool:

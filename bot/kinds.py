@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-MessageKind = Literal["table_message", "hand", "group_hand", "result", "broken", "tidy"]
+MessageKind = Literal["table_message", "hand", "group_hand", "result", "broken", "tidy", "arena", "podium"]
 # Which stored record keeps a kind's message id, in which column (the record's field of the same name).
-Keeper = Literal["table", "seat", "game"]
+Keeper = Literal["table", "seat", "game", "arena"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +34,10 @@ MESSAGES: dict[MessageKind, Kind] = {
     "broken": Kind(told_once=True),  # the table's game could not be loaded
     # No message: the group's messages that led to an ended table, to delete (its draft names them).
     "tidy": Kind(),
+    # An arena's (its key names the arena where a table's names the table): its one message in the group,
+    # the standings and the games in play, and its podium, posted once when it is over.
+    "arena": Kind(kept=("arena", "message_id")),
+    "podium": Kind(kept=("arena", "podium_message_id"), told_once=True),
 }
 
 TOLD_ONCE: frozenset[MessageKind] = frozenset(k for k, kind in MESSAGES.items() if kind.told_once)

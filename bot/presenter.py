@@ -14,7 +14,7 @@ from bot.hand_drafts import in_group, in_private
 from bot.members import ChatMembers
 from bot.outbox import Outbox
 from bot.pacing import Key
-from bot.service import CLOSED, Published
+from bot.service import CLOSED, ArenaRecord, Published
 from storage import Storage
 from storage.records import Seat, is_former
 
@@ -56,6 +56,8 @@ class Presenter(Drafts):
             self.sounds.forget(record.id)  # nothing of it sounds again
         change = changes(before, record)
         chat = record.row.chat_id
+        if change.arena is not None and record.row.arena_id is not None:
+            self.outbox.mark(chat, ("arena", record.row.arena_id, -1), priority=budget.LATER)
         if change.table_message is not None:
             priority = change.table_message
             if priority > budget.SOON and self._calls(record):
@@ -77,6 +79,14 @@ class Presenter(Drafts):
         if change.tidy:
             self.tidy(chat, record.id)
 
+    def arena(self, record: ArenaRecord) -> None:
+        """An arena changed (bot.service.ArenaWatcher): its message, and its podium once it is over."""
+        if not self.arenas.keep(record):
+            return
+        self.outbox.mark(record.row.chat_id, ("arena", record.row.id, -1), priority=budget.SOON)
+        if record.row.finished and record.row.podium_message_id is None:
+            self.outbox.mark(record.row.chat_id, ("podium", record.row.id, -1))
+
     def forgotten(self, table_id: int) -> None:
         self.records.pop(table_id, None)
         self.sounds.forget(table_id)
@@ -85,7 +95,11 @@ class Presenter(Drafts):
         self.outbox.mark(chat_id, ("tidy", table_id, -1))  # after the table's last redraw and its result
 
     def held(self) -> dict[str, int]:
-        return {"published": len(self.records), "sounds": self.sounds.held()}
+        return {
+            "published": len(self.records),
+            "sounds": self.sounds.held(),
+            "arenas": len(self.arenas.records),
+        }
 
     # ------------------------------------------------------------------ marking
 

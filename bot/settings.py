@@ -106,6 +106,8 @@ class Settings(DatabaseSettings):
     paid_broadcast: int = Field(0, ge=0, le=970)
     # Telegram's limits scaled in time: 1 is Telegram; tests against a fake Bot API run faster (e.g. 0.01).
     rate_scale: float = Field(1.0, gt=0, le=1)
+    # Seconds in one of an arena's minutes: 60 is a real minute; tests and demos run a whole arena faster.
+    arena_minute: float = Field(60.0, gt=0, le=60)
     # Seconds from the move before to a bot's move, its thinking included, so play can be followed.
     bot_move_delay: float = 1.5
     # Worker processes that run computer players' searches (one core each); 0: a thread in this process.

@@ -69,6 +69,9 @@ class JobScheduler:
     def rematch_expiry(self, table_id: int, at: float) -> None:
         self._schedule(f"rematch:{table_id}", _rematch, at, (table_id, 0))
 
+    def arena_end(self, arena_id: int, at: float) -> None:
+        self._schedule(f"arena:{arena_id}", _arena_end, at, (arena_id, 0))
+
 
 def _job(context: Context) -> tuple[TableService, int, int]:
     """The service, and the (table, version) a job was scheduled for."""
@@ -82,6 +85,11 @@ def _job(context: Context) -> tuple[TableService, int, int]:
 async def _rematch(context: Context) -> None:
     service, table_id, _ = _job(context)
     await service.expire_rematch(table_id)
+
+
+async def _arena_end(context: Context) -> None:
+    service, arena_id, _ = _job(context)
+    await service.arenas.expire(arena_id)
 
 
 async def _deadline(context: Context) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from storage.arenas import ArenaExists, Arenas
 from storage.chats import Chats
 from storage.db import DATABASE_ERRORS, Database, StorageUnusable, is_postgres
 from storage.games import BrokenSnapshot, Games, StaleGame
@@ -45,6 +46,7 @@ class Storage:
         self.results = Results(db)
         self.owners = Owners(db)
         self.paces = Paces(db)
+        self.arenas = Arenas(db)
 
     @classmethod
     async def open(cls, where: str | Path, *, synchronous: str = "FULL") -> Storage:
@@ -85,6 +87,7 @@ class Storage:
 __all__ = [
     "DATABASE_ERRORS",
     "GLOBAL",
+    "ArenaExists",
     "BrokenSnapshot",
     "Database",
     "Restorable",

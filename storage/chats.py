@@ -154,6 +154,7 @@ class Chats:
                     ),
                 )
                 await self.db.execute("UPDATE tables SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+                await self.db.execute("UPDATE arenas SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
                 await self.db.execute("UPDATE results SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
                 await self.db.execute("DELETE FROM chats WHERE id = ?", (old_id,))
             # Ratings have no foreign key (chat 0 is the global board). Where a player already has a rating

@@ -226,6 +226,47 @@ MIGRATIONS: list[str] = [
         checked_at REAL NOT NULL
     );
     """,
+    # 14: a group's arena (docs/groups.md, "Game night"): a tournament in the chat for a set time, whose
+    # players are paired into tables of their own as they come free. Its tables leave the one-open-table rule
+    # to it; a seat knows whether its player went berserk (half the move timer, a point more for a win).
+    """
+    CREATE TABLE arenas (
+        id INTEGER PRIMARY KEY,
+        chat_id INTEGER NOT NULL REFERENCES chats(id) ON UPDATE CASCADE,
+        thread_id INTEGER NOT NULL DEFAULT 0,
+        creator_id INTEGER NOT NULL REFERENCES users(id),
+        options TEXT NOT NULL CHECK (json_valid(options)),
+        size INTEGER NOT NULL CHECK (size IN (2, 3)),
+        started_at REAL NOT NULL,
+        ends_at REAL NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('open', 'finished')),
+        message_id INTEGER,                      -- the arena's one message in the group
+        podium_message_id INTEGER                -- its podium, posted once
+    );
+    CREATE UNIQUE INDEX arenas_one_open_per_thread ON arenas (chat_id, thread_id) WHERE status = 'open';
+    CREATE TABLE arena_players (
+        arena_id INTEGER NOT NULL REFERENCES arenas(id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        state TEXT NOT NULL CHECK (state IN ('in', 'paused', 'left')),
+        berserk INTEGER NOT NULL DEFAULT 0,      -- goes berserk at their next deal
+        free_since REAL NOT NULL,                -- waiting since (the longest wait is seated first)
+        PRIMARY KEY (arena_id, user_id)
+    );
+    CREATE TABLE arena_games (
+        arena_id INTEGER NOT NULL REFERENCES arenas(id) ON DELETE CASCADE,
+        table_id INTEGER NOT NULL REFERENCES tables(id),
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        base INTEGER,                            -- 2, 1 or 0 once its game ended; NULL while it is played
+        finished_at REAL,
+        PRIMARY KEY (table_id, user_id)
+    );
+    CREATE INDEX arena_games_arena ON arena_games (arena_id);
+    ALTER TABLE tables ADD COLUMN arena_id INTEGER REFERENCES arenas(id);
+    ALTER TABLE seats ADD COLUMN berserk INTEGER NOT NULL DEFAULT 0;
+    DROP INDEX tables_one_live_per_thread;
+    CREATE UNIQUE INDEX tables_one_live_per_thread ON tables (chat_id, thread_id)
+        WHERE status IN ('lobby', 'playing') AND arena_id IS NULL;
+    """,
 ]
 
 # PostgreSQL runs the same steps, translated by these rules (the only place the two schemas differ): 64-bit

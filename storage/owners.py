@@ -70,11 +70,14 @@ class Owners:
         return str(row["web"]) if row and row["web"] else None
 
     async def orphaned(self, *, now: float | None = None) -> list[int]:
-        """Chats with open tables whose owner's lease ran out, or that nobody owns."""
+        """Chats with open tables (or a running arena) whose owner's lease ran out, or that nobody owns."""
         now = time.time() if now is None else now
         rows = await self.db.fetch_all(
-            f"""SELECT DISTINCT t.chat_id FROM tables AS t LEFT JOIN chat_owners AS o ON o.chat_id = t.chat_id
-                WHERE t.status IN ({", ".join("?" * len(OPEN))}) AND (o.chat_id IS NULL OR o.lease_until < ?)
+            f"""SELECT DISTINCT t.chat_id FROM (
+                    SELECT chat_id FROM tables WHERE status IN ({", ".join("?" * len(OPEN))})
+                    UNION SELECT chat_id FROM arenas WHERE status = 'open') AS t
+                LEFT JOIN chat_owners AS o ON o.chat_id = t.chat_id
+                WHERE o.chat_id IS NULL OR o.lease_until < ?
                 ORDER BY t.chat_id""",
             (*(s.value for s in OPEN), now),
         )

@@ -89,6 +89,7 @@ class Seat(_Record):
     bot_level: str | None = None
     hand_message_id: int | None = None
     group_hand_id: int | None = None  # the in-group hand (an ephemeral message) sent last
+    berserk: bool = False  # an arena's player who took half the move timer for a point more
 
     @property
     def is_bot(self) -> bool:
@@ -108,6 +109,7 @@ class TableRow(_Record):
     created_at: float
     seats: tuple[Seat, ...] = ()
     join_token: str | None = None  # the deep link's payload: unguessable, shown only in the table's chat
+    arena_id: int | None = None  # a table an arena paired (docs/groups.md): the group sees it in the arena
 
 
 class GameRow(_Record):
@@ -205,3 +207,39 @@ class Leader(_Record):
     name: str
     rating: float
     games: int
+
+
+ArenaState = Literal["in", "paused", "left"]
+
+
+class ArenaPlayer(_Record):
+    user_id: int
+    state: ArenaState  # in the arena; paused (a bot stood in for them) until "I'm back"; left for good
+    berserk: bool  # goes berserk at their next deal
+    free_since: float
+
+
+class ArenaGame(_Record):
+    """One player's game in an arena; ``base`` (2, 1 or 0: bot.arena.rules) once it ended with a result."""
+
+    table_id: int
+    user_id: int
+    base: int | None
+    berserk: bool
+    finished_at: float | None
+
+
+class ArenaRow(_Record):
+    id: int
+    chat_id: int
+    thread_id: int
+    creator_id: int
+    options: Options
+    size: int  # players a table
+    started_at: float
+    ends_at: float
+    finished: bool
+    message_id: int | None
+    podium_message_id: int | None
+    players: tuple[ArenaPlayer, ...] = ()
+    games: tuple[ArenaGame, ...] = ()  # by table, then seat

@@ -34,6 +34,7 @@ def _table(row: Row, seats: Sequence[Row]) -> TableRow:
         broken_reason=row["broken_reason"],
         created_at=row["created_at"],
         join_token=row["join_token"],
+        arena_id=row["arena_id"],
         seats=tuple(
             Seat(
                 seat=s["seat"],
@@ -41,6 +42,7 @@ def _table(row: Row, seats: Sequence[Row]) -> TableRow:
                 bot_level=s["bot_level"],
                 hand_message_id=s["hand_message_id"],
                 group_hand_id=s["group_hand_id"],
+                berserk=bool(s["berserk"]),
             )
             for s in seats
         ),
@@ -66,6 +68,34 @@ class Tables:
         assert table is not None
         return table
 
+    async def create_paired(
+        self,
+        chat_id: int,
+        thread_id: int,
+        arena_id: int,
+        options: Options,
+        players: Sequence[tuple[int, bool]],
+    ) -> TableRow:
+        """A table an arena paired (docs/groups.md): its players, (user id, berserk) each, seated in that
+        order, the first as its creator; outside the one-open-table rule, which the arena keeps for itself."""
+        now = time.time()
+        async with self.db.transaction():
+            table_id = await self.db.insert(
+                """INSERT INTO tables (chat_id, thread_id, creator_id, status, options, created_at, updated_at,
+                       join_token, arena_id) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?) RETURNING id""",
+                (chat_id, thread_id, players[0][0], options.model_dump_json(), now, now,
+                 secrets.token_urlsafe(12), arena_id),
+            )  # fmt: skip
+            assert table_id is not None
+            for seat, (user_id, berserk) in enumerate(players):
+                await self.db.execute(
+                    "INSERT INTO seats (table_id, seat, user_id, berserk) VALUES (?, ?, ?, ?)",
+                    (table_id, seat, user_id, int(berserk)),
+                )
+        table = await self.get(table_id)
+        assert table is not None
+        return table
+
     async def get(self, table_id: int) -> TableRow | None:
         async with self.db.transaction():
             row = await self.db.fetch_one("SELECT * FROM tables WHERE id = ?", (table_id,))
@@ -83,7 +113,8 @@ class Tables:
 
     async def open_in(self, chat_id: int, thread_id: int = 0) -> TableRow | None:
         row = await self.db.fetch_one(
-            "SELECT id FROM tables WHERE chat_id = ? AND thread_id = ? AND status IN ('lobby', 'playing')",
+            "SELECT id FROM tables WHERE chat_id = ? AND thread_id = ? AND status IN ('lobby', 'playing')"
+            " AND arena_id IS NULL",
             (chat_id, thread_id),
         )
         return await self.get(row["id"]) if row else None
@@ -94,11 +125,12 @@ class Tables:
         return await self.get(row["id"]) if row else None
 
     async def restorable(self, chat_id: int | None = None) -> list[TableRow]:
-        """Every lobby and game in play, and every finished table whose result was not delivered yet (of one
-        chat, if given)."""
+        """Every lobby and game in play, and every finished table whose result was not delivered yet (an
+        arena's, whose arena has not counted it yet: its result goes to no chat) (of one chat, if given)."""
         where = f"""(t.status IN (?, ?) OR (t.status = '{TableStatus.FINISHED.value}' AND EXISTS (
                       SELECT 1 FROM games AS g WHERE g.table_id = t.id AND g.finished_at IS NOT NULL
-                      AND g.result_message_id IS NULL)))"""
+                      AND g.result_message_id IS NULL) AND (t.arena_id IS NULL OR EXISTS (
+                      SELECT 1 FROM arena_games AS a WHERE a.table_id = t.id AND a.finished_at IS NULL))))"""
         params: list[object] = [s.value for s in OPEN]
         if chat_id is not None:
             where += " AND t.chat_id = ?"

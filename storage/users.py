@@ -86,6 +86,9 @@ class Users:
                 ("result_players", "user_id"),
                 ("ratings", "user_id"),
                 ("tables", "creator_id"),
+                ("arenas", "creator_id"),
+                ("arena_players", "user_id"),
+                ("arena_games", "user_id"),
             ):
                 await self.db.execute(
                     f"UPDATE {table} SET {column} = ? WHERE {column} = ?", (former, user_id)

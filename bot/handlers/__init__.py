@@ -16,7 +16,7 @@ from telegram.ext import (
 )
 
 from bot.buttons import pattern
-from bot.handlers import boards, errors, lobby, membership, play, preferences, private, replays
+from bot.handlers import arena, boards, errors, lobby, membership, play, preferences, private, replays
 from bot.handlers.common import log_update
 from bot.handlers.common import record_update as common_record
 
@@ -37,6 +37,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(CommandHandler(["join", "leave", "startgame", "cancel"], lobby.table_command, filters=groups))
     add(CommandHandler("kick", lobby.kick_command, filters=groups))
     add(CommandHandler("hand", play.hand_command, filters=groups))  # your cards, seen by you alone
+    add(CommandHandler("arena", arena.arena_command, filters=groups))  # a tournament in the chat
     # Everywhere: help, rules, leaderboards and statistics; in groups: replays and the group's settings.
     add(CommandHandler("help", private.help_command))
     add(CommandHandler("rules", private.rules_command))
@@ -45,7 +46,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(CommandHandler("replay", replays.replay_command, filters=groups))
     add(CommandHandler("settings", preferences.settings_command, filters=groups))
     # Group commands sent in private get told where they work; the bot added to or removed from a group.
-    group_commands = ["newgame", "join", "leave", "startgame", "cancel", "replay", "kick", "hand"]
+    group_commands = ["newgame", "join", "leave", "startgame", "cancel", "replay", "kick", "hand", "arena"]
     add(CommandHandler(group_commands, private.group_only, filters=private_chat))
     add(ChatMemberHandler(membership.my_membership, ChatMemberHandler.MY_CHAT_MEMBER))
     # Buttons, one handler per kind of callback data (bot.callbacks); the last one answers everything else.
@@ -59,6 +60,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(CallbackQueryHandler(play.cards_press, pattern=pattern("c")))
     add(CallbackQueryHandler(private.forget_press, pattern=pattern("F")))
     add(CallbackQueryHandler(lobby.lobby_press, pattern=pattern("L")))
+    add(CallbackQueryHandler(arena.arena_press, pattern=pattern("A")))
     add(CallbackQueryHandler(boards.board_press, pattern=pattern("T")))
     add(CallbackQueryHandler(preferences.settings_press, pattern=pattern("S")))
     add(CallbackQueryHandler(errors.unknown_press))

@@ -55,10 +55,10 @@ async def cards_press(update: Update, context: Context) -> None:
     found = await pressed(update, context, CardsPress)
     if found is not None:
         d, query, user, t, press = found
-        await answer(query, t, await _cards_again(d, press.table_id, user.id))
+        await answer(query, t, await cards_again(d, press.table_id, user.id))
 
 
-async def _cards_again(d: Deps, table_id: int, user_id: int) -> Verdict:
+async def cards_again(d: Deps, table_id: int, user_id: int) -> Verdict:
     """The player's hand comes afresh in the group, where the Bot API server can show one there."""
     verdict = await d.service.show_cards(table_id, user_id)
     if verdict.ok and not await d.outbox.support.check():
@@ -84,7 +84,7 @@ async def hand_command(update: Update, context: Context) -> None:
         await reply(d, message, t("alert.hand_press"))
         return
     else:
-        verdict = await _cards_again(d, table.id, user.id)
+        verdict = await cards_again(d, table.id, user.id)
     if not verdict.ok:
         await reply(d, message, alert(t, verdict))
 

@@ -12,6 +12,7 @@ from bot.service.contracts import (
     ABANDONED,
     CLOSED,
     REMATCH_WINDOW,
+    ArenaWatcher,
     Refusal,
     Scheduler,
     Verdict,
@@ -20,7 +21,7 @@ from bot.service.contracts import (
     seconds_shown,
     warning_before,
 )
-from bot.service.published import Published, Screen
+from bot.service.published import ArenaRecord, Published, Screen
 from bot.service.service import TableService
 from bot.service.table import Table
 
@@ -28,6 +29,8 @@ __all__ = [
     "ABANDONED",
     "CLOSED",
     "REMATCH_WINDOW",
+    "ArenaRecord",
+    "ArenaWatcher",
     "Published",
     "Refusal",
     "Scheduler",

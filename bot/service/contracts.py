@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from bot.service.published import Published
+from bot.service.published import ArenaRecord, Published
 from bot.thinking import Thinker
 from engine import Options
 from storage import Storage
@@ -70,6 +70,9 @@ class Refusal(StrEnum):
     NOT_NOW = (
         "alert.not_now"  # a card of the hand with no move now (a disabled button, pressed by an old client)
     )
+    ARENA_EXISTS = "alert.arena_exists"
+    ARENA_OVER = "alert.arena_over"
+    NOT_IN_ARENA = "alert.not_in_arena"
     ILLEGAL = "illegal"  # the engine's reason goes with it
 
 
@@ -100,6 +103,8 @@ class Scheduler(Protocol):
 
     def tick(self, table_id: int, version: int, at: float | None) -> None: ...
 
+    def arena_end(self, arena_id: int, at: float) -> None: ...
+
 
 class Watcher(Protocol):
     """What watches the tables (bot.presenter, bot.web.hub): it learns of a change only from what a table publishes."""
@@ -116,6 +121,19 @@ class Watcher(Protocol):
         """An ended table (one not in memory, after a restart) still has group messages to delete, where the
         group keeps its chat tidy."""
         ...
+
+
+class ArenaWatcher(Protocol):
+    """What watches the arenas (bot.presenter): each change, as the arena's new record."""
+
+    def arena(self, record: ArenaRecord) -> None: ...
+
+
+class Unwatched:
+    """No watcher yet (until the bot's parts are wired): a change goes unseen."""
+
+    def arena(self, record: ArenaRecord) -> None:
+        pass
 
 
 class Watchers:

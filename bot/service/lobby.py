@@ -154,7 +154,7 @@ class Lobby:
                 random.SystemRandom().shuffle(order)
             game = Game.deal(row.options, players, deck=order, loser=self._rematch_loser())
             table.rated = all(s.user_id is not None for s in row.seats)
-            deadline = table.clock.after(game, row.options.move_timer)
+            deadline = table.clock.after(game, table.move_timer(game))
             table.game_row = await table.env.storage.games.start(
                 table.id,
                 dumps(game),

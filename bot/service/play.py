@@ -130,7 +130,7 @@ class Play:
             game = table.game
             if game is None or game.version != version or game.over or table.clock.deadline is None:
                 return
-            table.clock.next_tick(game, table.row.options.move_timer)
+            table.clock.next_tick(game, table.move_timer(game))
 
     async def bot_turn(self, version: int) -> None:
         """Bot-played seats on the clock move, one at a time, from their own view only. The bot thinks outside
@@ -171,7 +171,7 @@ class Play:
         if not applied.events and action in (TAKE_OVER, RECLAIM):
             return Verdict(True, table_id=table.id)
         assert table.game_row is not None
-        deadline = table.clock.after(candidate, table.row.options.move_timer)
+        deadline = table.clock.after(candidate, table.move_timer(candidate))
         handed = handed_after(table.handed, table.row.seats, table.kicked, applied.events, action)
         storage = table.env.storage
         rated = table.rated and not table.nobody_plays(candidate)  # docs/rules.md §10
@@ -227,7 +227,7 @@ class Play:
         assert game is not None
         env = table.env
         table.screens.after_move(game)
-        table.clock.follow(game, table.row.options.move_timer)
+        table.clock.follow(game, table.move_timer(game))
         if game.over:
             return
         thinking = [env.thinker.budget(table.bot_level(s)) for s in game.to_act() if table.is_bot_seat(s)]

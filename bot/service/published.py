@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from engine import Event, Game, Result
-from storage.records import GameRow, TableRow, TableStatus
+from storage.records import ArenaRow, GameRow, TableRow, TableStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +58,16 @@ class Facts:
     def seat_of(self, user_id: int) -> int | None:
         return next((s.seat for s in self.row.seats if s.user_id == user_id), None)
 
+    def move_timer(self, game: Game | None = None) -> int:
+        """Seconds a move of ``game`` (by default the table's) may take: the table's timer, halved while an
+        arena's berserk player is on the clock (docs/groups.md)."""
+        timer = self.row.options.move_timer
+        game = game or self.game
+        seats = self.row.seats
+        if game is not None and any(seats[s].berserk for s in game.to_act() if s < len(seats)):
+            return max(5, timer // 2)
+        return timer
+
     def is_bot_seat(self, seat: int, game: Game | None = None) -> bool:
         """A bot plays this seat (of ``game``, by default the table's): an added bot, or one holding a
         player's seat."""
@@ -98,3 +108,12 @@ class Published(Facts):
         if game is None or game.over or self.row.status is not TableStatus.PLAYING:
             return ()
         return tuple(game.to_act())
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaRecord:
+    """An arena (bot.service.arenas) as its last command left it."""
+
+    version: int
+    row: ArenaRow
+    now: float  # when it was published (the service's clock)

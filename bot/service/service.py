@@ -7,6 +7,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from bot.kinds import MessageKind
+from bot.service.arenas import Arenas
 from bot.service.contracts import (
     CLOSED_KEPT,
     Env,
@@ -44,6 +45,7 @@ class TableService:
     ) -> None:
         self.env = Env(storage, scheduler, watcher, thinker or Thinker(workers=0), clock, bot_delay)
         self.tables: dict[int, Table] = {}  # the tables in memory: lobbies, games, ended a while ago
+        self.arenas = Arenas(self.env, self.tables)  # which open tables of their own (docs/groups.md)
 
     @property
     def storage(self) -> Storage:
@@ -67,15 +69,11 @@ class TableService:
         return table.published if table is not None else None
 
     def here(self, chat_id: int, thread_id: int) -> Published | None:
-        """The lobby or game in play of a chat (or forum topic), as its last command left it."""
-        return next(
-            (
-                t.published
-                for t in self.tables.values()
-                if t.open and (t.row.chat_id, t.row.thread_id) == (chat_id, thread_id)
-            ),
-            None,
-        )
+        """The lobby or game in play of a chat (or forum topic), as its last command left it (an arena's
+        tables are its arena's, not the chat's)."""
+        where = (chat_id, thread_id)
+        found = (t for t in self.tables.values() if t.open and (t.row.chat_id, t.row.thread_id) == where)
+        return next((t.published for t in found if t.row.arena_id is None), None)
 
     def seen(self, table_id: int, user_id: int) -> View | Verdict:
         """The game as a player at the table sees it now, or why there is none to see."""
@@ -122,7 +120,9 @@ class TableService:
     async def restore(self, chat_id: int | None = None) -> list[tuple[TableRow, str]]:
         """Bring every table back after a restart (or, with ``chat_id``, the tables of one chat this process
         takes over from another); returns the tables whose game could not be loaded, with the reason."""
-        return await restore(self.env, self.tables, chat_id)
+        broken = await restore(self.env, self.tables, chat_id)
+        await self.arenas.restore(chat_id)
+        return broken
 
     async def _prune(self) -> None:
         """Forget tables closed a while ago: memory stays bounded."""
@@ -138,6 +138,9 @@ class TableService:
         group's messages noted for an ended table were deleted: they are not tried again."""
         if kind == "tidy":
             await self.storage.tables.tidied(table_id)
+            return
+        if kind in ("arena", "podium"):  # an arena's (its id in the table's place)
+            await self.arenas.message_sent(kind, table_id, message_id)
             return
         table = self.tables.get(table_id)
         if table is not None:
@@ -170,6 +173,7 @@ class TableService:
         for table in [t for t in self.tables.values() if t.row.chat_id == chat_id]:
             self._drop(table.id)
             table.clock.stop()
+        self.arenas.forget_chat(chat_id)
 
     def _drop(self, table_id: int) -> None:
         if self.tables.pop(table_id, None) is not None:
@@ -182,7 +186,10 @@ class TableService:
         table = self.tables.get(table_id)
         if table is None:
             return _GONE
-        return await command(table) or Verdict(True, table_id=table_id)
+        verdict = await command(table) or Verdict(True, table_id=table_id)
+        if table.row.arena_id is not None and not table.open:
+            await self.arenas.table_done(table)  # its game counts in its arena (once)
+        return verdict
 
     async def join(self, table_id: int, user: User) -> Verdict:
         return await self._on(table_id, lambda t: t.lobby.join(user))

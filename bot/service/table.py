@@ -106,7 +106,7 @@ class Table(Facts):
             chat_title=self.chat_title,
             game=self.game,
             game_row=self.game_row,
-            seconds=self.clock.seconds(self.game, self.row.options.move_timer),
+            seconds=self.clock.seconds(self.game, self.move_timer()),
             deadline=self.clock.deadline if self.game is not None and not self.game.over else None,
             rated=self.rated,
             ratings=dict(self.ratings),

@@ -5,7 +5,16 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.callbacks import MAX_BYTES, MovePress, PickPress, ReclaimPress, UnpickPress, decode, encode
+from bot.callbacks import (
+    MAX_BYTES,
+    ArenaPress,
+    MovePress,
+    PickPress,
+    ReclaimPress,
+    UnpickPress,
+    decode,
+    encode,
+)
 from engine.cards import parse_card
 from engine.moves import parse_move
 
@@ -17,6 +26,7 @@ def test_presses_round_trip() -> None:
         PickPress(7, 8, parse_card("Qs")),
         UnpickPress(9),
         ReclaimPress(10),
+        ArenaPress(11, "berserk"),
     ):
         assert decode(encode(press)) == press
 

@@ -9,6 +9,7 @@ import random
 
 from bot.buttons import BUTTONS, Screen, drawn_under
 from bot.callbacks import (
+    ArenaPress,
     BoardPress,
     CardsPress,
     ConcedePress,
@@ -51,6 +52,7 @@ def forgeries(tid: int, move: str) -> dict[str, str]:
         "b": ReclaimPress(tid),
         "c": CardsPress(tid),
         "L": LobbyPress(tid, "leave"),
+        "A": ArenaPress(tid, "join"),
         "T": BoardPress("c", "throw_in", 1),
         "S": SettingsPress("c", "lang", "ru"),
         "F": ForgetPress(True),

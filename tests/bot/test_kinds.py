@@ -10,19 +10,25 @@ from pydantic import BaseModel
 from bot.drafts import Drafts
 from bot.kinds import MESSAGES, TOLD_ONCE, MessageKind
 from storage import Storage
-from storage.records import GameRow, Seat, TableRow
+from storage.records import ArenaRow, GameRow, Seat, TableRow
 from storage.tables import SEAT_MESSAGES
 
 
 def test_every_kind_is_registered_and_drawn() -> None:
     assert set(MESSAGES) == set(get_args(MessageKind))
     drafts = Drafts(Storage.__new__(Storage), bot_username="durak_bot", default_language="en")
-    assert set(drafts.by_kind) == set(MESSAGES) - {"tidy"}  # a tidy-up deletes, and draws nothing
-    assert {"result", "broken"} == TOLD_ONCE
+    # A tidy-up deletes, and draws nothing; an arena's messages are drawn from the arena's record.
+    assert set(drafts.by_kind) == set(MESSAGES) - {"tidy", "arena", "podium"}
+    assert {"result", "broken", "podium"} == TOLD_ONCE
 
 
 def test_every_kept_id_has_its_field() -> None:
-    records: dict[str, type[BaseModel]] = {"table": TableRow, "seat": Seat, "game": GameRow}
+    records: dict[str, type[BaseModel]] = {
+        "table": TableRow,
+        "seat": Seat,
+        "game": GameRow,
+        "arena": ArenaRow,
+    }
     for kind, spec in MESSAGES.items():
         if spec.kept is None:
             continue

@@ -42,6 +42,9 @@ class Scheduled:
     def rematch_expiry(self, table_id: int, at: float) -> None:
         self.rematches[table_id] = at
 
+    def arena_end(self, arena_id: int, at: float) -> None:
+        self.rematches[-arena_id] = at
+
 
 @dataclass
 class Marked:
