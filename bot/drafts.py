@@ -11,7 +11,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.arena_drafts import ArenaDrafts
 from bot.callbacks import CardsPress, LobbyPress, encode
-from bot.hand_drafts import HandDrafts, in_private, names_of, warned
+from bot.hand_drafts import HandDrafts, callees, names_of, warned
 from bot.i18n import Text, texts, user_texts
 from bot.kinds import MessageKind
 from bot.members import ChatMembers
@@ -20,12 +20,13 @@ from bot.pacing import Key
 from bot.render.group import call_line, cut, event_line, table_text
 from bot.render.lobby import lobby_keyboard, lobby_text
 from bot.render.result import result_text, summary_text
+from bot.series import series_line
 from bot.service import ABANDONED, REMATCH_WINDOW, Published
 from bot.sounds import Sounds
 from engine.fairness import commitment
 from engine.views import view
 from storage import Storage
-from storage.records import TableStatus, User, is_former
+from storage.records import TableStatus, is_former
 
 
 class Drafts:
@@ -106,7 +107,10 @@ class Drafts:
                 view(record.game), names, t, minutes=_minutes(record) or 1, game_id=game_id
             )
             return Draft(record.row.chat_id, record.row.message_id, summary, None, thread)
-        text, keyboard = self._table(record, t, await self._walked(record))
+        # A rematch's lobby says the series' score so far.
+        lobby = record.row.status is TableStatus.LOBBY and record.row.series_id is not None
+        series = await series_line(self.storage, record, names_of(record, t), t, 1) if lobby else ""
+        text, keyboard = self._table(record, t, await self._walked(record), series)
         called = await self._called(record, t)
         if called:
             text += "\n\n" + call_line([(user, name) for user, name, _ in called], t)
@@ -139,9 +143,10 @@ class Drafts:
             return None  # no result yet, or one sent before its id was kept: it cannot be edited
         t = await self.group_text(record.row.chat_id)
         reveal = (row.salt, row.deck) if row and row.salt and row.deck else None
+        names = names_of(record, t)
         text = result_text(
             record.result,
-            names_of(record, t),
+            names,
             t,
             rated=record.rated,
             ratings=record.ratings,
@@ -149,6 +154,8 @@ class Drafts:
             reveal=reveal,
             game_id=row.id if row else None,
         )
+        series = await series_line(self.storage, record, names, t, 2)  # from the second game on
+        text += f"\n\n{series}" if series else ""
         keyboard = None
         if record.rematch_open:  # one rematch per game, while the table is remembered
             rematch = InlineKeyboardButton(
@@ -184,7 +191,9 @@ class Drafts:
         found = await self.storage.results.reliability(record.row.chat_id, users)
         return {user for user, recent in found.items() if recent.walked_away}
 
-    def _table(self, record: Published, t: Text, walked: set[int]) -> tuple[str, InlineKeyboardMarkup | None]:
+    def _table(
+        self, record: Published, t: Text, walked: set[int], series: str
+    ) -> tuple[str, InlineKeyboardMarkup | None]:
         table = record.row
         if table.status is TableStatus.CANCELLED:
             return t("table.abandoned" if table.broken_reason == ABANDONED else "lobby.cancelled"), None
@@ -200,6 +209,7 @@ class Drafts:
             creator = record.creator_name or t("forget.former")
             marked = [seat.seat for seat in table.seats if seat.user_id in walked]
             text = lobby_text(table.options, creator, players, t, bots=bots, walked=marked)
+            text += f"\n\n{series}" if series else ""
             if record.pending:
                 text += "\n" + t("lobby.pending", seconds=round(REMATCH_WINDOW))
             return text, keyboard
@@ -222,24 +232,3 @@ def _minutes(record: Published) -> int | None:
     """How long the table's game took, in whole minutes (one at least)."""
     row = record.game_row
     return max(1, round(((row.finished_at or record.at) - row.started_at) / 60)) if row else None
-
-
-def callees(
-    record: Published, user_of: Callable[[int], User | None], answerable: Callable[[int, int], bool]
-) -> list[tuple[int, User]]:
-    """Who the table message is to call by name now, (seat, user), where the bot is not an administrator of
-    the group: the players on the clock whose turn cannot sound otherwise, since they hold their cards only
-    in the group and have not pressed anything there a moment ago (which would let the bot send them their
-    hand anew, sounding, as its answer)."""
-    to_act = record.to_act()  # none once the game is over or the table closed
-    if not to_act or record.game is None or record.game.decided():
-        return []
-    found = []
-    for seat in to_act:
-        at = record.row.seats[seat]
-        if at.user_id is None or is_former(at.user_id) or record.is_bot_seat(seat):
-            continue
-        user = user_of(at.user_id)
-        if user is not None and not in_private(user) and not answerable(record.row.chat_id, user.id):
-            found.append((seat, user))
-    return found

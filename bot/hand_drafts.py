@@ -145,3 +145,24 @@ def in_private(user: User) -> bool:
 def in_group(user: User, at: Seat) -> bool:
     """... and in the group: as they chose, or because they asked for it there ("🃏 My cards")."""
     return user.cards_place != "private" or at.group_hand_id is not None or not in_private(user)
+
+
+def callees(
+    record: Published, user_of: Callable[[int], User | None], answerable: Callable[[int, int], bool]
+) -> list[tuple[int, User]]:
+    """Who the table message is to call by name now, (seat, user), where the bot is not an administrator of
+    the group: the players on the clock whose turn cannot sound otherwise, since they hold their cards only
+    in the group and have not pressed anything there a moment ago (which would let the bot send them their
+    hand anew, sounding, as its answer)."""
+    to_act = record.to_act()  # none once the game is over or the table closed
+    if not to_act or record.game is None or record.game.decided():
+        return []
+    found = []
+    for seat in to_act:
+        at = record.row.seats[seat]
+        if at.user_id is None or is_former(at.user_id) or record.is_bot_seat(seat):
+            continue
+        user = user_of(at.user_id)
+        if user is not None and not in_private(user) and not answerable(record.row.chat_id, user.id):
+            found.append((seat, user))
+    return found

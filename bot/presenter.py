@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 from bot import budget
 from bot.changes import changes
-from bot.drafts import Drafts, callees
-from bot.hand_drafts import in_group, in_private
+from bot.drafts import Drafts
+from bot.hand_drafts import callees, in_group, in_private
 from bot.members import ChatMembers
 from bot.outbox import Outbox
 from bot.pacing import Key

@@ -23,6 +23,7 @@ GROUP_COMMANDS = (
     "startgame",
     "hand",
     "cancel",
+    "arena",
     "top",
     "stats",
     "replay",

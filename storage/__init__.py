@@ -16,6 +16,7 @@ from storage.paces import Paces
 from storage.postgres import PostgresDatabase, describe_server
 from storage.records import Restorable
 from storage.results import GLOBAL, Results
+from storage.series import Series
 from storage.sqlite import SqliteDatabase
 from storage.tables import SeatTaken, TableExists, Tables
 from storage.users import Users
@@ -47,6 +48,7 @@ class Storage:
         self.owners = Owners(db)
         self.paces = Paces(db)
         self.arenas = Arenas(db)
+        self.series = Series(db)
 
     @classmethod
     async def open(cls, where: str | Path, *, synchronous: str = "FULL") -> Storage:

@@ -267,6 +267,11 @@ MIGRATIONS: list[str] = [
     CREATE UNIQUE INDEX tables_one_live_per_thread ON tables (chat_id, thread_id)
         WHERE status IN ('lobby', 'playing') AND arena_id IS NULL;
     """,
+    # 15: a series: a rematch carries it on (the first table of the chain names it), so the lobby and the
+    # result show its score among the same players.
+    """
+    ALTER TABLE tables ADD COLUMN series_id INTEGER;
+    """,
 ]
 
 # PostgreSQL runs the same steps, translated by these rules (the only place the two schemas differ): 64-bit

@@ -110,6 +110,12 @@ class TableRow(_Record):
     seats: tuple[Seat, ...] = ()
     join_token: str | None = None  # the deep link's payload: unguessable, shown only in the table's chat
     arena_id: int | None = None  # a table an arena paired (docs/groups.md): the group sees it in the arena
+    series_id: int | None = None  # the first table of its rematch chain (None: it is the first)
+
+    @property
+    def series(self) -> int:
+        """The series it plays in: its rematch chain, named by the chain's first table."""
+        return self.series_id or self.id
 
 
 class GameRow(_Record):

@@ -35,6 +35,7 @@ def _table(row: Row, seats: Sequence[Row]) -> TableRow:
         created_at=row["created_at"],
         join_token=row["join_token"],
         arena_id=row["arena_id"],
+        series_id=row["series_id"],
         seats=tuple(
             Seat(
                 seat=s["seat"],
@@ -53,14 +54,27 @@ class Tables:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    async def create(self, chat_id: int, thread_id: int, creator_id: int, options: Options) -> TableRow:
+    async def create(
+        self, chat_id: int, thread_id: int, creator_id: int, options: Options, *, series: int | None = None
+    ) -> TableRow:
+        """A new lobby; ``series``: a rematch's, the series it carries on."""
         now = time.time()
         # The one unique index a new table can break is one open table per chat and topic (the join token is
         # 96 random bits): DO NOTHING, rather than an error each backend words its own way.
         table_id = await self.db.insert(
             """INSERT INTO tables (chat_id, thread_id, creator_id, status, options, created_at, updated_at,
-                   join_token) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id""",
-            (chat_id, thread_id, creator_id, options.model_dump_json(), now, now, secrets.token_urlsafe(12)),
+                   join_token, series_id) VALUES (?, ?, ?, 'lobby', ?, ?, ?, ?, ?)
+               ON CONFLICT DO NOTHING RETURNING id""",
+            (
+                chat_id,
+                thread_id,
+                creator_id,
+                options.model_dump_json(),
+                now,
+                now,
+                secrets.token_urlsafe(12),
+                series,
+            ),
         )
         if table_id is None:
             raise TableExists(f"chat {chat_id} thread {thread_id} already has an open table")

@@ -16,20 +16,16 @@ DEFAULT_MINUTES, SIZES = 60, (2, 3)
 
 
 def arena_args(text: str) -> tuple[int, int] | None:
-    """``/arena [minutes] [players a table]`` read in either order (a 2 or a 3 is the table size, any other
-    number the length); None for anything else."""
-    minutes, size = DEFAULT_MINUTES, 2
-    seen_size = seen_minutes = False
-    for word in text.split()[1:]:
-        value = number(word)
-        if value is None:
-            return None
-        if value in SIZES and not seen_size:
-            size, seen_size = value, True
-        elif MINUTES[0] <= value <= MINUTES[1] and not seen_minutes:
-            minutes, seen_minutes = value, True
-        else:
-            return None
+    """``/arena [minutes] [players a table]``: (minutes, size), each its default when not given; None for
+    anything else (the usage is shown)."""
+    words = text.split()[1:]
+    values = [number(w) for w in words]
+    if len(values) > 2 or None in values:
+        return None
+    minutes = values[0] if values else DEFAULT_MINUTES
+    size = values[1] if len(values) == 2 else SIZES[0]
+    if minutes is None or size is None or not MINUTES[0] <= minutes <= MINUTES[1] or size not in SIZES:
+        return None
     return minutes, size
 
 

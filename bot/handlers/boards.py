@@ -7,7 +7,7 @@ from telegram import InlineKeyboardMarkup, Update
 from bot.callbacks import BoardPress, BoardScope
 from bot.deps import Deps
 from bot.handlers.common import Context, as_user, asked, deps, pressed, reply, show, text_for_chat
-from bot.render.standings import MIN_GAMES, PAGE, board_keyboard, board_text, stats_text
+from bot.render.standings import MIN_GAMES, PAGE, board_keyboard, board_text, stats_text, versus_text
 from engine.options import GameType
 from storage import GLOBAL
 from storage.records import Leader
@@ -67,6 +67,7 @@ async def stats_command(update: Update, context: Context) -> None:
     if found is None:
         return
     d, message, subject = found
+    asker = subject
     replied = message.reply_to_message.from_user if message.reply_to_message else None
     if replied is not None and not replied.is_bot:
         subject = await d.storage.users.seen(as_user(replied))
@@ -83,6 +84,9 @@ async def stats_command(update: Update, context: Context) -> None:
     t = await text_for_chat(d, message.chat_id)
     seasons = (season, standings) if season else None
     text = stats_text(subject.display_name, here, everywhere, t, recent.get(subject.id), seasons)
+    if message.chat_id < 0 and subject.id != asker.id:  # in reply to someone: how you fare against them here
+        record = await d.storage.series.head_to_head(message.chat_id, asker.id, subject.id)
+        text += "\n\n" + versus_text(asker.display_name, subject.display_name, record, t)
     await reply(d, message, text)
 
 

@@ -12,6 +12,7 @@ from bot.render.group import rating, short
 from engine.options import GameType
 from storage.records import Leader, PlayerStats, Reliability
 from storage.seasons import shift
+from storage.series import HeadToHead
 
 PAGE = 10
 MIN_GAMES = 3  # games a player needs to appear on a leaderboard
@@ -140,3 +141,19 @@ def reliability_line(r: Reliability, t: Text) -> str:
         if n
     ]
     return f"{line} ({' · '.join(gone)})" if gone else line
+
+
+def versus_text(you: str, them: str, record: HeadToHead, t: Text) -> str:
+    """Your record against another player in this group (/stats in reply to them)."""
+    names = {"you": short(you), "them": short(them)}
+    if not record.games:
+        return t("stats.versus_none", **names)
+    return t(
+        "stats.versus",
+        games=record.games,
+        wins=record.wins,
+        losses=record.losses,
+        durak=record.durak,
+        their_durak=record.their_durak,
+        **names,
+    )

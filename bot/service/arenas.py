@@ -142,6 +142,16 @@ class Arenas:
             async with self._locks[row.id]:
                 await self._pair_and_publish(row.id)
 
+    async def close_chat(self, chat_id: int) -> None:
+        """The bot can no longer write to the chat: its arenas end with their tables (a game ended there
+        without a result counts for nobody)."""
+        for row in await self.env.storage.arenas.running(chat_id):
+            async with self._locks[row.id]:
+                for table_id in {g.table_id for g in row.games if g.finished_at is None}:
+                    await self.env.storage.arenas.credit(table_id, {}, [], self.env.clock())
+                await self.env.storage.arenas.finish(row.id)
+                await self._publish(row.id)
+
     def forget_chat(self, chat_id: int) -> None:
         for arena_id in [a for a, r in self.records.items() if r.row.chat_id == chat_id]:
             del self.records[arena_id]

@@ -39,7 +39,9 @@ async def rematch(env: Env, tables: dict[int, Table], old: Table, user: User) ->
         if (elsewhere := await _one_table_elsewhere(env, tables, row.chat_id, row.thread_id)) is not None:
             return Verdict.refused(Refusal.ONE_TABLE, table_id=elsewhere.id)
         try:
-            new = await env.storage.tables.create(row.chat_id, row.thread_id, user.id, row.options)
+            new = await env.storage.tables.create(
+                row.chat_id, row.thread_id, user.id, row.options, series=row.series
+            )
         except TableExists:
             return Verdict.refused(Refusal.LOBBY_EXISTS)
         durak = old.result.durak if old.result is not None else None

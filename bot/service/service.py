@@ -167,6 +167,7 @@ class TableService:
         unrated, and their players are told in private."""
         for table in [t for t in self.tables.values() if t.row.chat_id == chat_id]:
             await table.close(TableStatus.CANCELLED, "the bot cannot write to the chat")
+        await self.arenas.close_chat(chat_id)
 
     def forget_chat(self, chat_id: int) -> None:
         """Another process owns this chat now: its tables leave memory and their timers stop here."""

@@ -7,16 +7,20 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+import sqlite3
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
 
+from bot.arena.standings import podium, standings
 from bot.callbacks import ArenaPress, ConcedePress, encode
+from storage import Storage
 from tests.bot.conftest import Harness, running
 from tests.bot.fake_telegram import FakeTelegram, Message, RateLimits
-from tests.bot.players import GROUP, hand_message, move_choices, press_and_wait, welcome
+from tests.bot.players import GROUP, hand_message, move_choices, press_and_wait, stored, welcome
+from tests.bot.test_stop import bot_process, stop
 
 NAMES = ["Ann", "Bob", "Cid", "Dan", "Eve", "Fay", "Gil", "Hal"]
 ANN, LEAVER, ABSENT = 1, 7, 8
@@ -134,8 +138,6 @@ async def test_a_whole_arena_pairs_scores_pauses_and_posts_its_podium_within_tel
             for r in rows
         ]
     )
-    from bot.arena.standings import podium, standings
-
     board = {s.user_id: s.points for s in standings(row)}
     assert board == {u: by_hand.get(u, 0) for u in range(1, 9)}, (board, by_hand)
     ann = next(s for s in standings(row) if s.user_id == ANN)
@@ -168,3 +170,110 @@ async def test_a_whole_arena_pairs_scores_pauses_and_posts_its_podium_within_tel
     )
     assert not [m for m in fake.bot_messages(GROUP) if "Durak ·" in m.text]
     assert [s for s in fake.sent if s.error == 429] == [] and fake.too_early == []
+
+
+async def press_a_move(fake: FakeTelegram, users: list[int], rng: random.Random) -> bool:
+    """One player whose private hand shows a move presses one at random."""
+    for user in rng.sample(users, len(users)):
+        hand = hand_message(fake, user)
+        choices = move_choices(hand.reply_markup) if hand is not None else []
+        if hand is not None and choices:
+            await press_and_wait(fake, user, user, hand.message_id, rng.choice(choices))
+            return True
+    return False
+
+
+async def welcome_group(fake: FakeTelegram, names: list[str]) -> None:
+    fake.add_group(GROUP, "Friends")
+    for user, name in enumerate(names, 1):
+        fake.add_user(user, name)
+        fake.send(user, user, "/start")
+    await fake.wait_for(lambda: all(fake.last(u) for u in range(1, len(names) + 1)), what="welcomes")
+
+
+async def elapsed(since: float, seconds: float) -> bool:
+    return time.monotonic() - since > seconds
+
+
+async def finished(db: Path) -> bool:
+    with sqlite3.connect(db) as conn:
+        found = conn.execute("SELECT status FROM arenas WHERE id = 1").fetchone()
+    return bool(found == ("finished",))
+
+
+async def test_a_kill_and_a_restart_mid_arena_change_no_score_and_the_arena_goes_on(tmp_path: Path) -> None:
+    """``python -m bot`` killed (SIGKILL) while an arena's games are in play, and started again: every game
+    that had ended counts as it did, the games in play come back and count once, and the arena ends with
+    its podium."""
+    fake = FakeTelegram()
+    runner, port = await fake.serve()
+    db = tmp_path / "arena.sqlite3"
+    env = {"ARENA_MINUTE": "6", "GROUP_REDRAW_INTERVAL": "0.3", "LOG_LEVEL": "WARNING"}
+    rng = random.Random(5)
+
+    async def scores(finished: set[int] | None = None) -> tuple[dict[int, int], set[int]]:
+        """The board from the database, counting only the games in ``finished`` (all ended ones if None)."""
+        storage = await Storage.open(db)
+        try:
+            row = await storage.arenas.get(1)
+        finally:
+            await storage.close()
+        assert row is not None
+        ended = {g.table_id for g in row.games if g.finished_at is not None}
+        kept = row.model_copy(
+            update={"games": tuple(g for g in row.games if g.table_id in (finished or ended))}
+        )
+        return {s.user_id: s.points for s in standings(kept)}, ended
+
+    async def play(until: Callable[[], Awaitable[bool]]) -> None:
+        while not await until():
+            if not await press_a_move(fake, [1, 2, 3, 4], rng):
+                await asyncio.sleep(0.05)
+
+    bot = await bot_process(port, db, env)
+    try:
+        await fake.wait_for(lambda: fake.commands, timeout=60, what="the bot to start")
+        await welcome_group(fake, NAMES[:4])
+        fake.send(ANN, GROUP, "/arena 2 2")
+        message = await fake.wait_for(lambda: arena_message(fake), what="the arena")
+        for user in (2, 3, 4):
+            await press_and_wait(fake, user, GROUP, message.message_id, encode(ArenaPress(1, "join")))
+        started = time.monotonic()
+        await play(lambda: elapsed(started, 6.0))
+        before, ended = await scores()
+        assert ended, "no game ended before the kill"
+        with sqlite3.connect(db) as conn:
+            (playing,) = conn.execute("SELECT COUNT(*) FROM arena_games WHERE finished_at IS NULL").fetchone()
+        assert playing, "no game in play at the kill"
+        bot.kill()
+        await bot.wait()
+        bot = await bot_process(port, db, env)
+        await play(lambda: finished(db))
+        after, _ = await scores(ended)
+        assert after == before  # what had counted counts the same
+        with sqlite3.connect(db) as conn:  # every game counted, once (a row a player and game), with points
+            rows = conn.execute(
+                """SELECT t.status, g.base, g.finished_at FROM arena_games AS g JOIN tables AS t ON t.id = g.table_id"""
+            ).fetchall()
+        assert rows and all(f is not None and (b is not None) == (s == "finished") for s, b, f in rows), rows
+        await fake.wait_for(
+            lambda: any("The arena is over!" in m.text for m in fake.bot_messages(GROUP)), what="the podium"
+        )
+    finally:
+        await stop(bot)
+        await runner.cleanup()
+
+
+async def test_an_arena_ends_with_its_games_when_the_bot_is_removed_from_the_group(harness: Harness) -> None:
+    fake, storage = harness.fake, harness.deps.storage
+    await welcome(harness, NAMES[:2])
+    fake.send(ANN, GROUP, "/arena 30 2")
+    message = await fake.wait_for(lambda: arena_message(fake), what="the arena")
+    await press_and_wait(fake, 2, GROUP, message.message_id, encode(ArenaPress(1, "join")))
+    await fake.wait_for(lambda: hand_message(fake, 1), what="Ann's hand")
+    fake.bot_membership(GROUP, by=1, added=False)
+    row = await stored(
+        lambda: storage.arenas.get(1), lambda r: r is not None and r.finished, "the arena ended"
+    )
+    assert row is not None and all(g.finished_at is not None and g.base is None for g in row.games)
+    assert harness.deps.service.arenas.of(1) is None

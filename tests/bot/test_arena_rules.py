@@ -8,7 +8,12 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.arena.rules import LOSS, MIDDLE, WIN, Free, base_points, pair, score, tally
+from bot.arena.rules import LOSS, MIDDLE, WIN, Free, base_points, credits, pair, score, tally
+from bot.arena.standings import podium, standings
+from bot.handlers.arena import arena_args
+from engine import Options
+from storage.records import ArenaGame, ArenaPlayer, ArenaRow
+from tests.engine.helpers import do, position
 
 
 def _met(a: Free, b: Free) -> bool:
@@ -89,3 +94,54 @@ def test_points_by_place_streaks_and_berserk_as_worked_out_by_hand() -> None:
     assert [o.points for o in tally(games)] == [2, 3, 4, 2, 3, 0, 2]
     assert [o.streak for o in tally(games)] == [False, False, True, True, False, False, False]
     assert score(WIN, True, [WIN, WIN]).points == 5  # doubled, then the berserk point
+
+
+def test_an_ended_game_credits_places_a_draw_and_pauses_whom_a_bot_stood_in_for() -> None:
+    drawn = position(["7s", "8s"], trump="h")
+    do(drawn, 0, "l7s")
+    do(drawn, 1, "c7s8s")  # both out in one bout: a draw
+    assert credits([1, 2], drawn) == ({1: MIDDLE, 2: MIDDLE}, [])
+    won = position(["7s", "8c 9c"], trump="h")
+    do(won, 0, "l7s")
+    do(won, 1, "x")  # the defender takes the last attack: the durak
+    assert credits([5, None], won) == ({5: WIN}, [])  # an added bot's seat counts for nobody
+    three = position(["7s", "8s", "9c Tc Jc"], trump="h")
+    three.bot_seats |= 1 << 2  # a bot stands in for the third player
+    do(three, 0, "l7s")
+    do(three, 1, "c7s8s")
+    assert three.result is not None
+    bases, paused = credits([1, 2, 3], three)
+    assert bases[3] == LOSS and paused == [3]
+    assert credits([1, 2], None) == ({}, [])  # ended without a game: nothing counts
+
+
+def test_the_board_orders_points_then_wins_then_fewer_games() -> None:
+    def game(table: int, user: int, base: int, at: float, berserk: bool = False) -> ArenaGame:
+        return ArenaGame(table_id=table, user_id=user, base=base, berserk=berserk, finished_at=at)
+
+    players = tuple(ArenaPlayer(user_id=u, state="in", berserk=False, free_since=0.0) for u in (1, 2, 3))
+    games = (
+        game(1, 1, WIN, 1.0), game(1, 2, LOSS, 1.0),
+        game(2, 3, MIDDLE, 2.0), game(2, 1, MIDDLE, 2.0),  # a draw
+        game(3, 2, WIN, 3.0), game(3, 3, LOSS, 3.0),
+        game(4, 1, LOSS, 4.0), game(4, 3, WIN, 4.0, berserk=True),
+    )  # fmt: skip
+    row = ArenaRow(
+        id=1, chat_id=-1, thread_id=0, creator_id=1, options=Options(), size=2, started_at=0.0, ends_at=9.0,
+        finished=True, message_id=None, podium_message_id=None, players=players, games=games,
+    )  # fmt: skip
+    board = standings(row)
+    assert [(s.user_id, s.points, s.wins, s.games) for s in board] == [
+        (3, 4, 1, 3),
+        (1, 3, 1, 3),
+        (2, 2, 1, 2),
+    ]
+    assert [s.user_id for s in podium(row)] == [3, 1, 2]
+
+
+def test_the_arena_command_reads_minutes_then_players_a_table() -> None:
+    assert arena_args("/arena") == (60, 2)
+    assert arena_args("/arena 30") == (30, 2)
+    assert arena_args("/arena@durak_bot 3 3") == (3, 3)
+    for wrong in ("/arena 0", "/arena 181", "/arena 60 4", "/arena sixty", "/arena 60 2 1", "/arena -5"):
+        assert arena_args(wrong) is None, wrong

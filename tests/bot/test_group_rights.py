@@ -37,7 +37,7 @@ from tests.bot.test_cards_in_group import (
     press_in_group,
     within_limits,
 )
-from tests.bot.test_stop import bot_process
+from tests.bot.test_stop import bot_process, stop
 
 
 @pytest.fixture
@@ -332,9 +332,7 @@ async def test_group_only_players_play_on_after_a_kill_9(tmp_path: Path) -> None
             assert len(hands) == 1 and hands[0].receiver == user
         assert [s for s in fake.sent if s.error == 429] == [] and fake.too_early == []
     finally:
-        if bot.returncode is None:
-            bot.send_signal(signal.SIGTERM)
-            await asyncio.wait_for(bot.communicate(), timeout=30)
+        await stop(bot)
         await runner.cleanup()
 
 

@@ -42,6 +42,13 @@ async def bot_process(
     )
 
 
+async def stop(bot: asyncio.subprocess.Process) -> None:
+    """A clean stop (SIGTERM) of a bot process still running, and its end waited for."""
+    if bot.returncode is None:
+        bot.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(bot.communicate(), timeout=30)
+
+
 async def deal(fake: FakeTelegram, pause: float = 0.0) -> Message:
     """Once the bot is up: Ann and Bob start it, Ann opens a table in the group, Bob joins, Ann deals (after
     ``pause``); the lobby message."""
