@@ -84,10 +84,12 @@ class Arenas:
         return _arena(row, players, games)
 
     async def running(self, chat_id: int | None = None) -> list[ArenaRow]:
-        """The arenas not finished yet (of one chat, or of every chat): a restart brings them back."""
-        where, params = (
-            ("status = 'open'", ()) if chat_id is None else ("status = 'open' AND chat_id = ?", (chat_id,))
-        )
+        """The arenas not finished yet, or whose podium is still to post (of one chat, or of every chat): a
+        restart brings them back."""
+        where = "(status = 'open' OR podium_message_id IS NULL)"
+        params: tuple[int, ...] = ()
+        if chat_id is not None:
+            where, params = where + " AND chat_id = ?", (chat_id,)
         rows = await self.db.fetch_all(f"SELECT id FROM arenas WHERE {where} ORDER BY id", params)
         found = [await self.get(r["id"]) for r in rows]
         return [a for a in found if a is not None]
@@ -151,8 +153,13 @@ class Arenas:
                 )
         return True
 
-    async def finish(self, arena_id: int) -> None:
-        await self.db.execute("UPDATE arenas SET status = 'finished' WHERE id = ?", (arena_id,))
+    async def finish(self, arena_id: int, *, podium: bool = True) -> None:
+        """Over; ``podium``: its podium is still to post (not where the bot can no longer write: 0 kept)."""
+        await self.db.execute(
+            "UPDATE arenas SET status = 'finished', podium_message_id = CASE WHEN ? = 1 THEN NULL ELSE 0 END"
+            " WHERE id = ?",
+            (int(podium), arena_id),
+        )
 
     async def set_message(self, arena_id: int, column: str, message_id: int) -> None:
         """The arena's message, or its podium, was sent: its id is kept (a restart edits, never posts again)."""

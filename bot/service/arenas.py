@@ -130,7 +130,8 @@ class Arenas:
         timer set again, pairing resumed (its tables came back first, with every other table)."""
         storage = self.env.storage
         for row in await storage.arenas.running(chat_id):
-            self.env.scheduler.arena_end(row.id, row.ends_at)
+            if not row.finished:  # (a finished one is back for its podium only)
+                self.env.scheduler.arena_end(row.id, row.ends_at)
             for table_id in sorted({g.table_id for g in row.games if g.finished_at is None}):
                 table = self.tables.get(table_id)
                 if table is not None and not table.open:
@@ -149,7 +150,7 @@ class Arenas:
             async with self._locks[row.id]:
                 for table_id in {g.table_id for g in row.games if g.finished_at is None}:
                     await self.env.storage.arenas.credit(table_id, {}, [], self.env.clock())
-                await self.env.storage.arenas.finish(row.id)
+                await self.env.storage.arenas.finish(row.id, podium=False)
                 await self._publish(row.id)
 
     def forget_chat(self, chat_id: int) -> None:
@@ -231,6 +232,7 @@ class Arenas:
         record = ArenaRecord(last.version + 1 if last else 1, row, self.env.clock())
         if row.finished:
             self.records.pop(arena_id, None)
+            self._locks.pop(arena_id, None)  # nothing more happens to it
         else:
             self.records[arena_id] = record
         self.watcher.arena(record)

@@ -169,6 +169,7 @@ async def test_a_whole_arena_pairs_scores_pauses_and_posts_its_podium_within_tel
         lambda: "The arena is over." in fake.messages[GROUP][message.message_id].text, what="the end"
     )
     assert not [m for m in fake.bot_messages(GROUP) if "Durak ·" in m.text]
+    assert len([m for m in fake.bot_messages(GROUP) if "🏟 Arena" in m.text]) == 1
     assert [s for s in fake.sent if s.error == 429] == [] and fake.too_early == []
 
 
