@@ -83,6 +83,7 @@ class HandDrafts:
                 title,
                 rating=record.ratings.get(seat),
                 link=result_link(record),
+                arena=record.row.arena_id is not None,
             )
             return draft(text, None)
         selected = record.screen(seat).selected

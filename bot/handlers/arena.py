@@ -71,7 +71,9 @@ async def arena_press(update: Update, context: Context) -> None:
         return
     if press.action == "berserk":
         verdict = await arenas.berserk(press.arena_id, user.id)
-        said = "arena.berserk_on" if verdict.reason == "on" else "arena.berserk_off"
+        now = arenas.of(press.arena_id)  # as the press left it
+        on = now is not None and any(p.berserk for p in now.row.players if p.user_id == user.id)
+        said = "arena.berserk_on" if on else "arena.berserk_off"
     else:
         verdict = await arenas.set_state(press.arena_id, user.id, "left" if press.action == "leave" else "in")
         said = {"join": "arena.joined", "leave": "arena.left", "back": "arena.back_done"}[press.action]

@@ -169,9 +169,10 @@ def hand_over(
     *,
     rating: tuple[float, float] | None = None,
     link: str | None = None,
+    arena: bool = False,
 ) -> str:
     """The hand message once the game is over: how it ended for this player, their rating, and where the
-    result is."""
+    result is (an arena's game: its points on the arena's board)."""
     seat = view.seat
     result = view.result
     assert seat is not None and result is not None
@@ -188,7 +189,12 @@ def hand_over(
         lines.append(t("result.durak", name=name_of(names, result.durak)))
     if rating is not None:
         lines.append(t("end.rating", **rating_change(*rating, t)))
+    chat = short(chat_title, 2 * NAME_LENGTH)
     lines.append(
-        t("end.link", link=link) if link else t("end.in_group", chat=short(chat_title, 2 * NAME_LENGTH))
+        t("end.in_arena", chat=chat)
+        if arena
+        else t("end.link", link=link)
+        if link
+        else t("end.in_group", chat=chat)
     )
     return fit(lines)

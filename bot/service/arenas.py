@@ -39,13 +39,6 @@ class Arenas:
     def of(self, arena_id: int) -> ArenaRecord | None:
         return self.records.get(arena_id)
 
-    def here(self, chat_id: int, thread_id: int) -> ArenaRecord | None:
-        """The running arena of a chat (or forum topic)."""
-        return next(
-            (r for r in self.records.values() if (r.row.chat_id, r.row.thread_id) == (chat_id, thread_id)),
-            None,
-        )
-
     def table_of(self, arena_id: int, user_id: int) -> int | None:
         """The arena's table the player sits at now, if any."""
         return next(
@@ -101,7 +94,7 @@ class Arenas:
                 return Verdict.refused(Refusal.NOT_IN_ARENA)
             await self.env.storage.arenas.set_berserk(arena_id, user_id, not player.berserk)
             await self._publish(arena_id)
-            return Verdict(True, reason="on" if not player.berserk else "off")
+            return Verdict(True)
 
     async def table_done(self, table: Table) -> None:
         """A table of an arena ended (or was found ended after a restart): its game counts, and the free
