@@ -17,7 +17,7 @@ import pytest
 from bot.arena.standings import podium, standings
 from bot.callbacks import ArenaPress, ConcedePress, encode
 from storage import Storage
-from tests.bot.conftest import Harness, running
+from tests.bot.conftest import Harness, running, start_app, stop_app
 from tests.bot.fake_telegram import FakeTelegram, Message, RateLimits
 from tests.bot.players import GROUP, hand_message, move_choices, press_and_wait, stored, welcome
 from tests.bot.test_stop import bot_process, stop
@@ -281,3 +281,37 @@ async def test_an_arena_ends_with_its_games_when_the_bot_is_removed_from_the_gro
     )
     assert row is not None and all(g.finished_at is not None and g.base is None for g in row.games)
     assert harness.deps.service.arenas.of(1) is None
+
+
+async def test_an_arena_whose_time_ran_out_while_the_bot_was_down_ends_on_start_with_its_results(
+    harness: Harness,
+) -> None:
+    """Stopped mid-arena and started again after its end: the game in play comes back and is finished and
+    counted, nobody is paired again, and the podium is posted once."""
+    fake, rng = harness.fake, random.Random(2)
+    await welcome(harness, NAMES[:2])
+    fake.send(ANN, GROUP, "/arena 30 2")
+    message = await fake.wait_for(lambda: arena_message(fake), what="the arena")
+    await press_and_wait(fake, 2, GROUP, message.message_id, encode(ArenaPress(1, "join")))
+    await fake.wait_for(lambda: hand_message(fake, 1) and hand_message(fake, 2), what="the hands")
+    for _ in range(3):
+        await press_a_move(fake, [1, 2], rng)
+    await stop_app(harness.app)
+    with sqlite3.connect(harness.db_path) as conn:
+        conn.execute("UPDATE arenas SET ends_at = ?", (time.time() - 1,))
+    harness.app = await start_app(fake, harness.db_path)
+    storage = harness.deps.storage
+    await fake.wait_for(
+        lambda: "Time's up" in fake.messages[GROUP][message.message_id].text, what="time's up"
+    )
+    while not await finished(harness.db_path):
+        if not await press_a_move(fake, [1, 2], rng):
+            await asyncio.sleep(0.02)
+    row = await storage.arenas.get(1)
+    assert row is not None and len({g.table_id for g in row.games}) == 1  # nobody paired after the end
+    assert all(g.base is not None for g in row.games)  # the game in play counted
+    await fake.wait_for(
+        lambda: "The arena is over." in fake.messages[GROUP][message.message_id].text, what="end"
+    )
+    assert len([m for m in fake.bot_messages(GROUP) if "The arena is over!" in m.text]) == 1
+    assert await storage.results.leaderboard(GROUP, "throw_in")  # rated as any game
