@@ -60,7 +60,7 @@ class ArenaDrafts:
         if kind == "podium":
             if row.podium_message_id is not None:  # posted (or not to be: the bot left the group)
                 return None
-            return Draft(row.chat_id, row.podium_message_id, podium_text(row, name, t), None, thread)
+            return Draft(row.chat_id, None, podium_text(row, name, t), None, thread)
         now = self.clock()
         text = arena_text(row, self._games(arena_id, t), name, t, now=now)
         keyboard = arena_keyboard(row, t, closing=now >= row.ends_at)

@@ -14,7 +14,7 @@ from storage.records import TableStatus
 @dataclass(frozen=True, slots=True)
 class Changes:
     table_message: int | None = None  # the table message's priority (bot.budget), None: it shows the same
-    arena: int | None = None  # an arena's table: its line in the arena's message changed (that priority)
+    arena: bool = False  # an arena's table: its line in the arena's message may show something else
     # seat -> priority: the hands that show something else
     hands: dict[int, int] = field(default_factory=dict)
     asked: tuple[int, ...] = ()  # seats whose player asked for their hand in the group afresh (a press)
@@ -55,8 +55,8 @@ def changes(old: Published | None, new: Published) -> Changes:
     )
     tidy = not new.open and (old is None or old.open or old.noted != new.noted)
     if new.row.arena_id is not None:  # the group sees it in its arena's message only (docs/groups.md)
-        return Changes(hands=hands, asked=asked, arena=table_message, sent_only=closed)
-    return Changes(table_message, None, hands, asked, result, broken, tidy, sent_only=closed)
+        return Changes(hands=hands, asked=asked, arena=table_message is not None, sent_only=closed)
+    return Changes(table_message, False, hands, asked, result, broken, tidy, sent_only=closed)
 
 
 def _public(r: Published) -> tuple[object, ...]:

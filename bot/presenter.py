@@ -56,7 +56,7 @@ class Presenter(Drafts):
             self.sounds.forget(record.id)  # nothing of it sounds again
         change = changes(before, record)
         chat = record.row.chat_id
-        if change.arena is not None and record.row.arena_id is not None:
+        if change.arena and record.row.arena_id is not None:  # a line of the arena's message, at its pace
             self.outbox.mark(chat, ("arena", record.row.arena_id, -1), priority=budget.LATER)
         if change.table_message is not None:
             priority = change.table_message

@@ -15,6 +15,7 @@ from storage.owners import Owners
 from storage.paces import Paces
 from storage.postgres import PostgresDatabase, describe_server
 from storage.records import Restorable
+from storage.reports import Reports
 from storage.results import GLOBAL, Results
 from storage.series import Series
 from storage.sqlite import SqliteDatabase
@@ -49,6 +50,7 @@ class Storage:
         self.paces = Paces(db)
         self.arenas = Arenas(db)
         self.series = Series(db)
+        self.reports = Reports(db)
 
     @classmethod
     async def open(cls, where: str | Path, *, synchronous: str = "FULL") -> Storage:

@@ -272,6 +272,23 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE tables ADD COLUMN series_id INTEGER;
     """,
+    # 16: a bot's move a player of the game reported as a bad one (/badmove): the position before it, so
+    # bench/reports.py can check every level against every report.
+    """
+    CREATE TABLE move_reports (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        seq INTEGER NOT NULL,                    -- the move's place in the game's log (1: the first)
+        seat INTEGER NOT NULL,
+        position TEXT NOT NULL CHECK (json_valid(position)),  -- the game just before it (engine snapshot)
+        move TEXT NOT NULL,
+        level TEXT NOT NULL,                     -- how well the bot at that seat played
+        reporter_id INTEGER NOT NULL REFERENCES users(id),
+        note TEXT,
+        created_at REAL NOT NULL,
+        UNIQUE (game_id, seq, reporter_id)
+    );
+    """,
 ]
 
 # PostgreSQL runs the same steps, translated by these rules (the only place the two schemas differ): 64-bit

@@ -89,6 +89,7 @@ class Users:
                 ("arenas", "creator_id"),
                 ("arena_players", "user_id"),
                 ("arena_games", "user_id"),
+                ("move_reports", "reporter_id"),
             ):
                 await self.db.execute(
                     f"UPDATE {table} SET {column} = ? WHERE {column} = ?", (former, user_id)

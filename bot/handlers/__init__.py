@@ -44,9 +44,21 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     add(CommandHandler("top", boards.top_command))
     add(CommandHandler("stats", boards.stats_command))
     add(CommandHandler("replay", replays.replay_command, filters=groups))
+    add(CommandHandler("badmove", replays.bad_move_command, filters=groups))  # a bot's move, reported
     add(CommandHandler("settings", preferences.settings_command, filters=groups))
     # Group commands sent in private get told where they work; the bot added to or removed from a group.
-    group_commands = ["newgame", "join", "leave", "startgame", "cancel", "replay", "kick", "hand", "arena"]
+    group_commands = [
+        "newgame",
+        "join",
+        "leave",
+        "startgame",
+        "cancel",
+        "replay",
+        "kick",
+        "hand",
+        "arena",
+        "badmove",
+    ]
     add(CommandHandler(group_commands, private.group_only, filters=private_chat))
     add(ChatMemberHandler(membership.my_membership, ChatMemberHandler.MY_CHAT_MEMBER))
     # Buttons, one handler per kind of callback data (bot.callbacks); the last one answers everything else.
