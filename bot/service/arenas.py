@@ -113,7 +113,10 @@ class Arenas:
         return await self.env.storage.arenas.credit(table.id, bases, paused, self.env.clock())
 
     async def expire(self, arena_id: int) -> None:
-        """Its time is up (a timer, or a restart after it): pairing stops; it finishes once its last game has."""
+        """Its time is up (a timer, or a restart after it): pairing stops; it finishes once its last game has.
+        Not here if this process no longer holds its group (bot.cluster): the one that does has its own timer."""
+        if arena_id not in self.records:
+            return
         async with self._locks[arena_id]:
             await self._publish(arena_id)
             await self._finish_if_done(arena_id)

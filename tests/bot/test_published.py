@@ -9,7 +9,7 @@ the outbox has drained.
   starts asking something of its player (the table waits for them, a bot took their seat); otherwise it is
   edited, which never sounds.
 
-``PUBLISHED`` (environment) sets how many schedules run: 300 by default (the suite's time); more by hand.
+``PUBLISHED`` (environment) sets how many schedules run: 250 by default (the suite's time); more by hand.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from storage.records import User, is_former
 from tests.bot.conftest import Harness, running
 from tests.bot.fake_telegram import FakeTelegram, Sent
 
-# Random schedules of commands; 300 keep the suite within its time (PUBLISHED=5000 by hand for a heavier run).
-SCHEDULES = int(os.environ.get("PUBLISHED", "300"))
+# Random schedules of commands; 250 keep the suite within its time (PUBLISHED=5000 by hand for a heavier run).
+SCHEDULES = int(os.environ.get("PUBLISHED", "250"))
 PEOPLE = 4  # user 1 opens every table
 OPTIONS = ["deck", "variant", "draw"]
 

@@ -6,7 +6,7 @@ it is the order they happened in. A plain model of the lobby replays the command
 with every answer the table gave; after each schedule the seats, the options and the status are the model's,
 the seats are numbered without gaps, and the stored table equals the table in memory.
 
-``SCHEDULES`` (environment) sets how many schedules run: 450 by default (the suite's time); more by hand.
+``SCHEDULES`` (environment) sets how many schedules run: 350 by default (the suite's time); more by hand.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from storage import Storage
 from storage.records import TableStatus, User
 from tests.bot.test_service import service_over
 
-SCHEDULES = int(os.environ.get("SCHEDULES", "450"))
+SCHEDULES = int(os.environ.get("SCHEDULES", "350"))
 PEOPLE = 5  # user 1 opens every table
 OPTIONS = ["move_timer", "deck", "seats", "teams", "variant", "draw"]
 
