@@ -54,7 +54,7 @@ class ArenaDrafts:
 
         def name(user_id: int) -> str:
             user = known.get(user_id)
-            return user.display_name if user is not None else t("forget.former")
+            return (user.display_name if user is not None else "") or t("forget.former")  # forgotten: no name
 
         thread = row.thread_id or None
         if kind == "podium":
