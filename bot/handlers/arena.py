@@ -6,10 +6,9 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.callbacks import ArenaPress, number
-from bot.handlers.common import Context, alert, answer, asked, is_admin, pressed, reply, thread_of
+from bot.handlers.common import Context, alert, answer, asked, opening, pressed, reply, thread_of
 from bot.handlers.play import cards_again
 from bot.service import Refusal, Verdict
-from engine import Options
 
 MINUTES = (1, 180)  # how long an arena may run
 DEFAULT_MINUTES, SIZES = 60, (2, 3)
@@ -40,11 +39,9 @@ async def arena_command(update: Update, context: Context) -> None:
     if args is None:
         await reply(d, message, t("arena.usage"))
         return
-    chat = await d.storage.chats.get(message.chat_id)
-    if chat is not None and chat.opens == "admins" and not await is_admin(context, message.chat_id, user.id):
-        await reply(d, message, t("alert.admins_open"))
+    options = await opening(context, d, message, user)
+    if options is None:
         return
-    options = chat.default_options if chat and chat.default_options else Options()
     minutes, size = args
     verdict = await d.service.arenas.open(message.chat_id, thread_of(message), user, options, size, minutes)
     if not verdict.ok:

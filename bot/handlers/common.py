@@ -17,6 +17,7 @@ from bot.deps import Deps, deps_of
 from bot.ephemeral import Grant
 from bot.i18n import Text, language_for
 from bot.service import Refusal, Verdict
+from engine import Options
 from storage.records import User
 
 Context = ContextTypes.DEFAULT_TYPE
@@ -221,3 +222,13 @@ def _pressed_inline(d: Deps, query: CallbackQuery, user: User, press: Press) -> 
     table = d.service.table(table_id) if isinstance(table_id, int) else None
     if table is not None and table.row.chat_id < 0:
         d.outbox.grants.note(table.row.chat_id, user.id, Grant(press=query.id))
+
+
+async def opening(context: Context, d: Deps, message: Message, user: User) -> Options | None:
+    """The options a table (or an arena) opened here by ``user`` starts from, the group's; None if the group
+    lets only its admins open one and ``user`` is none (they are told so)."""
+    chat = await d.storage.chats.get(message.chat_id)
+    if chat is not None and chat.opens == "admins" and not await is_admin(context, message.chat_id, user.id):
+        await reply(d, message, (await d.presenter.group_text(message.chat_id))("alert.admins_open"))
+        return None
+    return chat.default_options if chat and chat.default_options else Options()

@@ -8,11 +8,21 @@ from telegram import CallbackQuery, Message, Update
 
 from bot.callbacks import LobbyPress
 from bot.deps import Deps
-from bot.handlers.common import Context, alert, answer, asked, deps, is_admin, pressed, reply, thread_of
+from bot.handlers.common import (
+    Context,
+    alert,
+    answer,
+    asked,
+    deps,
+    is_admin,
+    opening,
+    pressed,
+    reply,
+    thread_of,
+)
 from bot.render.group import short
 from bot.render.lobby import option_label
 from bot.service import Published, Refusal, Verdict
-from engine import Options
 from engine.options import CHOICES
 from storage.records import TableStatus, User
 
@@ -24,11 +34,9 @@ async def new_game(update: Update, context: Context) -> None:
     if found is None:
         return
     d, message, user = found
-    chat = await d.storage.chats.get(message.chat_id)
-    if chat is not None and chat.opens == "admins" and not await is_admin(context, message.chat_id, user.id):
-        await reply(d, message, (await d.presenter.group_text(message.chat_id))("alert.admins_open"))
+    options = await opening(context, d, message, user)
+    if options is None:
         return
-    options = chat.default_options if chat and chat.default_options else Options()
     verdict = await d.service.open_lobby(
         message.chat_id, thread_of(message), user, message.chat.title or "", options
     )
