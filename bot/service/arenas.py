@@ -118,8 +118,7 @@ class Arenas:
         if arena_id not in self.records:
             return
         async with self._locks[arena_id]:
-            await self._publish(arena_id)
-            await self._finish_if_done(arena_id)
+            await self._finish_if_done(await self._publish(arena_id))
 
     async def restore(self, chat_id: int | None = None) -> None:
         """After a restart (or a takeover of the chat): every running arena, its ended games credited, its
@@ -174,8 +173,7 @@ class Arenas:
         row = await self._row(arena_id)
         if row is not None and not self._closing(row):
             await self._pair(row)
-        await self._publish(arena_id)
-        await self._finish_if_done(arena_id)
+        await self._finish_if_done(await self._publish(arena_id))
 
     async def _pair(self, row: ArenaRow) -> None:
         playing = {g.user_id for g in row.games if g.finished_at is None}
@@ -220,10 +218,11 @@ class Arenas:
             await table.close(TableStatus.CANCELLED, "the arena could not deal it")
             await self._credit(table)
 
-    async def _publish(self, arena_id: int) -> None:
+    async def _publish(self, arena_id: int) -> ArenaRow | None:
+        """The arena read back after a command's writes, published; returned for the steps after it."""
         row = await self.env.storage.arenas.get(arena_id)
         if row is None:
-            return
+            return None
         last = self.records.get(arena_id)
         record = ArenaRecord(last.version + 1 if last else 1, row, self.env.clock())
         if row.finished:
@@ -232,13 +231,19 @@ class Arenas:
         else:
             self.records[arena_id] = record
         self.watcher.arena(record)
+        return row
 
-    async def _finish_if_done(self, arena_id: int) -> None:
-        row = await self._row(arena_id)
-        if row is None or not self._closing(row) or any(g.finished_at is None for g in row.games):
+    async def _finish_if_done(self, row: ArenaRow | None) -> None:
+        """Over once its time is up and its last game has ended: finished, and published so (the podium)."""
+        if (
+            row is None
+            or row.finished
+            or not self._closing(row)
+            or any(g.finished_at is None for g in row.games)
+        ):
             return
-        await self.env.storage.arenas.finish(arena_id)
-        await self._publish(arena_id)
+        await self.env.storage.arenas.finish(row.id)
+        await self._publish(row.id)
 
 
 def _scores(row: ArenaRow) -> dict[int, int]:

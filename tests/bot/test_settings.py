@@ -90,23 +90,16 @@ def test_the_token_is_read_from_a_file_never_the_environment(tmp_path: Path, whe
         "BOT_API_URL": "http://127.0.0.1:9/bot",  # never reached: --check says so
         where: str(secrets / "bot_token") if where == "BOT_TOKEN_FILE" else str(secrets),
     }
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "--check"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+
+    def check(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "bot", "--check"], cwd=tmp_path, env=env, capture_output=True, text=True,
+            timeout=60,
+        )  # fmt: skip
+
+    done = check(env)
     assert done.returncode == 0 and "settings: valid" in done.stdout, done.stderr
     env["BOT_TOKEN_FILE"] = str(tmp_path / "missing")
     env.pop("CREDENTIALS_DIRECTORY", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "--check"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = check(env)
     assert done.returncode == 2 and "BOT_TOKEN_FILE" in done.stderr and "cannot be read" in done.stderr
