@@ -22,6 +22,9 @@ class Kind:
     # Sent anew to sound (a turn), it may be paid for past the free budget (bot.outbox, PAID_BROADCAST): its
     # draft may be drawn twice (once to see whether it is a new message), which changes nothing it shows.
     payable: bool = False
+    # Only deletions (budget.COST: they count against no limit): it goes whenever its chat is not paused,
+    # before redraws, so a group busy with one game after another still gets the last one's tidy-up.
+    free: bool = False
 
 
 MESSAGES: dict[MessageKind, Kind] = {
@@ -33,7 +36,7 @@ MESSAGES: dict[MessageKind, Kind] = {
     "result": Kind(kept=("game", "result_message_id"), told_once=True),  # places, ratings, the rematch
     "broken": Kind(told_once=True),  # the table's game could not be loaded
     # No message: the group's messages that led to an ended table, to delete (its draft names them).
-    "tidy": Kind(),
+    "tidy": Kind(free=True),
     # An arena's (its key names the arena where a table's names the table): its one message in the group,
     # the standings and the games in play, and its podium, posted once when it is over.
     "arena": Kind(kept=("arena", "message_id")),
@@ -42,3 +45,4 @@ MESSAGES: dict[MessageKind, Kind] = {
 
 TOLD_ONCE: frozenset[MessageKind] = frozenset(k for k, kind in MESSAGES.items() if kind.told_once)
 PAYABLE: frozenset[MessageKind] = frozenset(k for k, kind in MESSAGES.items() if kind.payable)
+FREE: frozenset[MessageKind] = frozenset(k for k, kind in MESSAGES.items() if kind.free)

@@ -2,10 +2,11 @@
 
 A lane is a chat (its id), or an in-group receiver paced as a chat of its own (``("to", group, user)``).
 Its work comes in order of urgency: what a person waits for (a reply, a result, the answer to a press that
-Telegram lets the bot answer for 15 seconds only), then redraws by priority (bot.budget): in a group, a table
-that has waited, the hands of players who must act, the table, the rest. Limits decide when each may go: a
-chat's spacing, a group's 20 a minute (part of them kept for replies, and where in-group hands share it,
-for the turns), the redraw interval, and a 429's pause on the whole chat.
+Telegram lets the bot answer for 15 seconds only), a finished table's tidy-up (deletions: free), then
+redraws by priority (bot.budget): in a group, a table that has waited, the hands of players who must act,
+the table, the rest. Limits decide when each may go: a chat's spacing, a group's 20 a minute (part of them
+kept for replies, and where in-group hands share it, for the turns), the redraw interval, and a 429's pause
+on the whole chat.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeGuard
 
 from bot import budget
-from bot.kinds import TOLD_ONCE, MessageKind
+from bot.kinds import FREE, TOLD_ONCE, MessageKind
 from bot.messages import Draft, Pace
 
 # (kind, table id, seat): a message of a table (bot.kinds), seat -1 for a kind the table has one of
@@ -127,6 +128,9 @@ def next_work(
     key = told_once(chat)
     if key is not None:
         return key, budget.URGENT, wait(lane, chat, budget.URGENT, limits, now, paused)
+    key = next((k for k in chat.dirty if k[0] in FREE), None)
+    if key is not None:  # deletions: no budget or spacing to keep, only a 429's pause
+        return key, budget.URGENT, max(0.0, chat.blocked_until - now, paused - now)
     waits: dict[tuple[int, bool], float] = {}  # a redraw's wait depends on its priority (and overdue) only
     best: tuple[Key | None, int, float] = (None, budget.LATER, float("inf"))
     for key in redraws(chat, is_group(lane), now - limits.group_redraw):

@@ -14,7 +14,7 @@ from bot import budget
 from bot.budget import Budget
 from bot.delivery import Delivery
 from bot.kept_paces import KeptPaces
-from bot.kinds import TOLD_ONCE
+from bot.kinds import FREE, TOLD_ONCE
 from bot.lanes import Lanes
 from bot.messages import Draft, Gone, TryAgain, Unpaid
 from bot.pacing import Key, Lane, Limits, Queue, is_group, next_work
@@ -110,7 +110,7 @@ class Sender:
                         else None
                     )
                     self.paid.spent(drawn is not None and found is drawn and message_id is not None)
-                    if key[0] not in TOLD_ONCE and found is not None:
+                    if key[0] not in TOLD_ONCE | FREE and found is not None:
                         chat.last_redraw = self.clock()  # spaced from when it went out (a hand held
                         # elsewhere draws nothing here, and holds the next redraw up for nothing)
                     chat.failures = 0

@@ -278,6 +278,24 @@ def test_a_table_unchanged_for_half_a_minute_takes_part_of_the_turns_share() -> 
     assert outbox._next(GROUP, chat)[2] > 0  # 12: the turns keep the rest
 
 
+def test_a_finished_tables_tidy_up_goes_in_a_group_busy_with_the_next_game() -> None:
+    """Deletions count against no limit (budget.COST): a tidy-up goes at once, ahead of the next game's
+    table and hands, even with the group's minute spent and a redraw just sent; only a 429's pause holds it.
+    (A group playing one all-bot game after another never gave it a slot: "a message has waited 122 s".)"""
+    outbox, chat, now = group_lane(20, last=0.1)
+    tidy: Key = ("tidy", 1, -1)
+    table: Key = ("table_message", 2, -1)
+    chat.dirty = {table: LATER, ("group_hand", 2, 0): SOON, tidy: LATER}
+    chat.since = {table: now[0] - 50.0}
+    chat.last_redraw = now[0] - 0.1
+    assert outbox._next(GROUP, chat) == (tidy, URGENT, 0.0)
+    chat.blocked_until = now[0] + 7.0  # Telegram asked the chat to wait
+    assert outbox._next(GROUP, chat) == (tidy, URGENT, 7.0)
+    del chat.dirty[tidy]
+    chat.blocked_until = 0.0
+    assert outbox._next(GROUP, chat)[2] > 0  # the rest wait for the group's minute
+
+
 async def test_a_hand_drawn_anew_between_two_checkpoints_is_not_edited_for_the_seconds_alone(
     harness: Harness,
 ) -> None:
