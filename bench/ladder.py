@@ -139,7 +139,7 @@ def main() -> None:
             for r in (0, 1)
         ]
         with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-            for job, (seats, lost, decisive, spent) in zip(jobs, pool.imap(play, jobs), strict=True):
+            for job, (seats, lost, decisive, spent, _) in zip(jobs, pool.imap(play, jobs), strict=True):
                 first = seats.index(job.names[0])
                 score = 0.5 if not decisive else float(not lost[first])
                 games.append((index[job.names[0]], index[job.names[1]], score))

@@ -19,8 +19,12 @@ what *normal* was before it searched them heads-up) and ``-value`` / ``-novalue`
 where the talon runs out and engine.ai.value judges the endgame, as both levels do, or they play it out);
 e.g. ``hard-noread``, ``normal-tree-0.1s``, ``hard-c0.4``, ``hard-o1.4``, ``hard-d2``, ``normal-e0.2``,
 ``hard-novalue``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor takes ``-<seconds>s``,
-``-c<constant>`` and ``-policy`` (the bot's playout policy instead of random rollouts: an experiment),
-e.g. ``ismcts-1.5s``, ``ismcts-1.5s-c1.0-policy``. Every budget is CPU time of the deciding thread, so a
+``-c<constant>``, ``-i<iterations>`` (exactly that many a decision, whatever the time: the iterations a
+native build reaches in a budget) and ``-policy`` (the bot's playout policy instead of random rollouts: an
+experiment), e.g. ``ismcts-1.5s``, ``ismcts-i27500``, ``ismcts-1.5s-c1.0-policy``. ``pimc-<seconds>s`` is
+PIMC with that many seconds (plain ``pimc`` has a tenth of the budget). ``expert`` is the card-counting rule
+player (bench/expert.py); ``normal-frozen`` and ``hard-frozen`` the levels' settings pinned as they were on
+2026-12-07 (``FROZEN``), the panel's copies (bench/panel.py). Every budget is CPU time of the deciding thread, so a
 busy machine slows a benchmark down without changing its result.
 """
 
@@ -35,7 +39,26 @@ from engine.ai.pimc import PimcPlayer
 from engine.ai.search import EXPLORATION
 from engine.options import BotLevel
 
-NAMES = ("random", "greedy", "heuristic", "easy", "normal", "hard", "search", "reader", "pimc", "ismcts")
+NAMES = (
+    "random", "greedy", "heuristic", "expert", "easy", "normal", "hard", "search", "reader", "pimc", "ismcts",
+)  # fmt: skip
+
+
+# The levels as they stood when the panel (bench/panel.py) was first measured, 2026-12-07: every setting
+# engine.ai.levels reads, pinned, so that a later change to a level is judged against this copy.
+@dataclass(frozen=True, slots=True)
+class Pinned:
+    level: BotLevel
+    budget: float
+    playout_random: float
+    reads: bool
+    endgame_value: bool
+
+
+FROZEN = {
+    "normal-frozen": Pinned(BotLevel.NORMAL, 0.5, 0.25, reads=False, endgame_value=True),
+    "hard-frozen": Pinned(BotLevel.HARD, 1.5, 0.25, reads=True, endgame_value=True),
+}
 
 
 def make(name: str, seed: int, budget: float | None = None) -> Player:
@@ -45,12 +68,20 @@ def make(name: str, seed: int, budget: float | None = None) -> Player:
         return GreedyPlayer()
     if name == "heuristic":
         return HeuristicPlayer()
+    if name == "expert":
+        from bench.expert import ExpertPlayer
+
+        return ExpertPlayer(seed)
+    if name in FROZEN:
+        return frozen(name, seed)
     if name == "search":
         return SearchPlayer(budget or 1.0, seed=seed)
     if name == "reader" or name.startswith("reader-"):  # the name earlier runs saved
         return level("normal-read" + name.removeprefix("reader"), seed)
     if name == "pimc":
         return PimcPlayer((budget or BUDGET[BotLevel.NORMAL]) / 10, seed=seed)
+    if name.startswith("pimc-") and name.endswith("s"):  # pimc-0.5s: that many seconds, not a tenth
+        return PimcPlayer(float(name.removeprefix("pimc-")[:-1]), seed=seed)
     if name == "ismcts" or name.startswith("ismcts-"):
         return anchor(name, seed)
     if name.startswith(("normal-", "hard-")):
@@ -92,9 +123,33 @@ def anchor(name: str, seed: int) -> Player:
     # Imported here, after the engine: engine/build.py must decide first whether compiled modules may run.
     from bench.ismcts import EXPLORATION, IsmctsPlayer
 
-    parts = _parts(name, BUDGET[BotLevel.NORMAL], EXPLORATION, ("policy",))
+    base, _, rest = name.partition("-")
+    iterations = 0
+    kept = []
+    for part in rest.split("-") if rest else []:
+        if part.startswith("i") and part[1:].isdigit():
+            iterations = int(part[1:])
+        else:
+            kept.append(part)
+    parts = _parts("-".join([base, *kept]), BUDGET[BotLevel.NORMAL], EXPLORATION, ("policy",))
     return IsmctsPlayer(
-        parts.budget, exploration=parts.exploration, seed=seed, policy="policy" in parts.flags
+        parts.budget,
+        exploration=parts.exploration,
+        iterations=iterations,
+        seed=seed,
+        policy="policy" in parts.flags,
+    )
+
+
+def frozen(name: str, seed: int) -> Player:
+    pinned = FROZEN[name]
+    return player_for(
+        pinned.level,
+        seed=seed,
+        budget_scale=pinned.budget / BUDGET[pinned.level],
+        reads=pinned.reads,
+        playout_random=pinned.playout_random,
+        endgame_value=pinned.endgame_value,
     )
 
 

@@ -23,6 +23,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -61,11 +62,16 @@ STALL_BOUTS = 40
 Watch = Callable[[Game, int, View, Move], None]  # (game, seat, its view, its move): before the move is made
 
 
-def play(
-    job: Job, watch: Watch | None = None
-) -> tuple[tuple[str, ...], tuple[bool, ...], bool, dict[str, list[float]]]:
-    """One game: who sat where, who lost, whether anyone lost, and each name's thinking times. ``watch``
-    sees every decision before it is applied (bench/reading.py)."""
+class Played(NamedTuple):
+    seats: tuple[str, ...]  # who sat where
+    lost: tuple[bool, ...]  # per seat (team play: its team lost)
+    decisive: bool  # somebody lost
+    times: dict[str, list[float]]  # each name's thinking times (CPU seconds)
+    places: tuple[int, ...]  # per seat, 1 best (shared: a tie); all 0 for a game stopped undecided
+
+
+def play(job: Job, watch: Watch | None = None) -> Played:
+    """One game. ``watch`` sees every decision before it is applied (bench/reading.py)."""
     n = len(job.names)
     seats = tuple(job.names[(s + job.rotation) % n] for s in range(n))
     rng = random.Random(job.seed * 1_000_003 + job.deal)
@@ -95,9 +101,9 @@ def play(
         game.apply(seat, move)  # validated: an illegal choice would raise here
     result = game.result
     if result is None:  # deterministic players repeating one cycle of bouts: no decision, like a draw
-        return seats, (False,) * n, False, dict(times)
+        return Played(seats, (False,) * n, False, dict(times), (0,) * n)
     lost = tuple(s in result.losers or result.losing_team == game.team(s) for s in range(n))
-    return seats, lost, not result.draw, dict(times)
+    return Played(seats, lost, not result.draw, dict(times), tuple(result.places))
 
 
 def rule_flags(parser: argparse.ArgumentParser) -> None:
@@ -165,7 +171,7 @@ def main() -> None:
             durak = " ".join(name for name, out in zip(seats, lost, strict=True) if out) or "nobody"
             print(f"game {len(games)}/{len(jobs)}: {' '.join(seats)}; durak: {durak}", file=sys.stderr)
     tallies: dict[str, Tally] = defaultdict(Tally)
-    for seats, lost, decisive, times in games:
+    for seats, lost, decisive, times, _ in games:
         for s, name in enumerate(seats):
             t = tallies[name]
             t.games += 1

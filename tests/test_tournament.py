@@ -31,7 +31,7 @@ class Dozing(Player):
 
 def test_decision_times_are_cpu_time_not_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tournament, "make", lambda name, seed, budget: Dozing())
-    _seats, lost, decisive, times = play(Job(0, 0, ("a", "b"), Options(), None, 1))
+    _seats, lost, decisive, times, _places = play(Job(0, 0, ("a", "b"), Options(), None, 1))
     assert decisive and sum(lost) == 1
     thought = times["a"] + times["b"]
     assert len(thought) > 6  # both players' naps are among them
