@@ -228,3 +228,31 @@ async def test_a_second_process_on_the_same_sqlite_file_is_refused_and_so_is_a_r
         first.kill()
         await first.wait()
         await runner.cleanup()
+
+
+async def test_sigterm_during_a_telegram_outage_ends_the_process_within_seconds(tmp_path: Path) -> None:
+    """Telegram down behind its proxy (every call a 502 page) mid-game, the lanes backing off and polling
+    failing: a SIGTERM still ends the process promptly and cleanly (the flush gives up after its bound, the
+    moves are in the database), rather than waiting on calls that cannot succeed."""
+    fake = FakeTelegram()
+    runner, port = await fake.serve()
+    db = tmp_path / "outage.sqlite3"
+    bot = await bot_process(port, db)
+    try:
+        await deal(fake)
+        fake.outage = 502
+        await asyncio.sleep(3)  # lanes fail and back off; polling fails
+        began = time.monotonic()
+        bot.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(bot.communicate(), timeout=30)
+        took = time.monotonic() - began
+        assert bot.returncode == 0, err.decode()
+        assert took < 15, f"the stop took {took:.1f} s"
+        assert b"Traceback" not in err, err.decode()
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("SELECT COUNT(*) FROM tables WHERE status = 'playing'").fetchone() == (1,)
+    finally:
+        if bot.returncode is None:
+            bot.kill()
+            await bot.wait()
+        await runner.cleanup()
