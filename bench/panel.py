@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/panel.py normal --sizes 2 3 4 6 2x2 3x3 --deals 20 --jobs 2 --save panel.jsonl
     .venv/bin/python bench/panel.py normal --load panel.jsonl            # the tables again, nothing played
-    .venv/bin/python bench/panel.py normal-e0.3 --panel normal-frozen hard-frozen --save a.jsonl   # a change
+    .venv/bin/python bench/panel.py normal-e0.3 --save a.jsonl        # a change, on the same deals
+    .venv/bin/python bench/panel.py normal-e0.3 --load a.jsonl panel.jsonl --versus normal   # paired by deal
 
 The panel (bench/players.py): ``ismcts-i27500``, the outside anchor given the 27,500 iterations a decision a
 native build of it reaches in half a second on this machine (ours, compiled, reaches about 9,000 in that
@@ -138,6 +139,30 @@ def report(level: str, games: list[dict[str, Any]]) -> None:
         )
 
 
+def versus(level: str, other: str, games: list[dict[str, Any]]) -> None:
+    """Two players that met the same panel members on the same deals: the difference in their durak rates,
+    paired by deal (a change and the level it would replace, e.g. against ``normal-frozen``)."""
+    rates: dict[tuple[str, str, str, int], list[float]] = defaultdict(list)
+    for g in games:
+        if g["level"] in (level, other):
+            rates[g["level"], g["member"], g["size"], g["deal"]].append(g["lost"][g["seat"]])
+    print(f"{level} − {other}: durak rate, paired by deal")
+    cells = sorted({(m, size) for (_, m, size, _) in rates}, key=lambda c: (c[0], SIZES.index(c[1])))
+    for member, size in cells:
+        diffs = {
+            deal: [sum(mine) / len(mine) - sum(theirs) / len(theirs)]
+            for (who, m, z, deal), mine in rates.items()
+            if (who, m, z) == (level, member, size)
+            and (theirs := rates.get((other, member, size, deal))) is not None
+        }
+        if diffs:
+            d, low, high = bootstrap(diffs)
+            verdict = "worse" if low > 0 else "better" if high < 0 else "no difference shown"
+            print(
+                f"{member:<15}{size:>6}{len(diffs):>5} deals  {d:+.1%} ({low:+.1%} … {high:+.1%}) {verdict}"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -152,10 +177,13 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (one core each)")
     parser.add_argument("--save", type=Path, help="append each game to this file (JSON lines) as it ends")
     parser.add_argument("--load", type=Path, nargs="*", help="report the games of these files, play none")
+    parser.add_argument("--versus", help="with --load: the level's durak rate against this one's, by deal")
     args = parser.parse_args()
     if args.load:
         games = [json.loads(line) for path in args.load for line in path.read_text().splitlines() if line]
         report(args.level, games)
+        if args.versus:
+            versus(args.level, args.versus, games)
         return
     deals = range(args.first, args.first + args.deals)
     todo = jobs(args.level, args.panel, args.sizes, deals, args.seed, args.variant)

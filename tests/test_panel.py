@@ -115,3 +115,19 @@ def test_a_judged_bot_that_plays_its_endgames_exactly_costs_its_side_nothing_it_
         names = ("expert", "heuristic", "heuristic", "heuristic")
         result = judge(Job(deal, deal % 4, names, Options(teams=True), None, 4), cards=12)
         assert not [h for h in result["harm"] if h["informed"]]
+
+
+def test_two_levels_on_the_same_deals_are_compared_deal_by_deal(capsys: pytest.CaptureFixture[str]) -> None:
+    """A change is judged against the level it would replace on the same deals: the lowest-card player
+    against the careful rule player, both facing the random player on four deals heads-up."""
+    games = [
+        panel.record(work)
+        for level in ("greedy", "heuristic")
+        for work in panel.jobs(level, ["random"], ["2"], range(4), 1, "throw_in")
+    ]
+    panel.versus("greedy", "heuristic", games)
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert line.split()[:3] == ["random", "2", "4"]
+    greedy = sum(g["lost"][g["seat"]] for g in games if g["level"] == "greedy") / 8
+    careful = sum(g["lost"][g["seat"]] for g in games if g["level"] == "heuristic") / 8
+    assert f"{greedy - careful:+.1%}" in line
