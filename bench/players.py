@@ -12,7 +12,8 @@ walk down the tree, the later ones moved by the playout policy), ``-e<share>`` (
 in the playouts), ``-m<temperature>`` (those moves drawn by the decision's move averages at that
 temperature, engine.ai.policy.Averages, instead of uniformly), ``-w<cards>`` (heads-up, with at most that
 many unseen cards left in the talon, solve every world exactly and play the best move on average),
-``-read`` / ``-noread`` (reading the opponents, as *hard* does, or not; ``-notells``: reading their takes,
+``-g<seconds>`` (the CPU seconds an endgame solve may take, whatever the budget: ``normal-0.05s-g1``
+plays fast but solves endgames as *normal* does), ``-read`` / ``-noread`` (reading the opponents, as *hard* does, or not; ``-notells``: reading their takes,
 passes and trumps but not their leads and covers, as *hard* did before), ``-tree`` /
 ``-policy`` (the other seats' decisions in the tree at every table size, or moved by the playout policy:
 what *normal* was before it searched them heads-up) and ``-value`` / ``-novalue`` (heads-up, playouts stop
@@ -53,11 +54,12 @@ class Pinned:
     playout_random: float
     reads: bool
     endgame_value: bool
+    endgame: float  # CPU seconds an endgame solve may take
 
 
 FROZEN = {
-    "normal-frozen": Pinned(BotLevel.NORMAL, 0.5, 0.25, reads=False, endgame_value=True),
-    "hard-frozen": Pinned(BotLevel.HARD, 1.5, 0.25, reads=True, endgame_value=True),
+    "normal-frozen": Pinned(BotLevel.NORMAL, 0.5, 0.25, reads=False, endgame_value=True, endgame=0.25),
+    "hard-frozen": Pinned(BotLevel.HARD, 1.5, 0.25, reads=True, endgame_value=True, endgame=4.0),
 }
 
 
@@ -116,6 +118,7 @@ def level(name: str, seed: int) -> Player:
         averages=parts.averages,
         talon_worlds=parts.talon_worlds,
         endgame_value=True if "value" in flags else False if "novalue" in flags else None,
+        endgame=parts.endgame,
     )
 
 
@@ -150,6 +153,7 @@ def frozen(name: str, seed: int) -> Player:
         reads=pinned.reads,
         playout_random=pinned.playout_random,
         endgame_value=pinned.endgame_value,
+        endgame=pinned.endgame,
     )
 
 
@@ -165,6 +169,7 @@ class Parts:
     averages: float | None
     talon_worlds: int
     flags: frozenset[str]
+    endgame: float | None = None  # seconds an endgame solve may take (None: the level's, scaled)
 
 
 def _parts(
@@ -182,6 +187,7 @@ def _parts(
     depth: int | None = None
     averages: float | None = None
     talon_worlds = 0
+    endgame: float | None = None
     for part in parts:
         if part in flags:
             given.add(part)
@@ -199,8 +205,14 @@ def _parts(
             averages = float(part[1:])
         elif levels and part.startswith("w"):
             talon_worlds = int(part[1:])
+        elif levels and part.startswith("g"):
+            endgame = float(part[1:])
         else:
-            named = ", -o<constant>, -d<decisions>, -e<share>, -m<temperature>, -w<cards>" * levels
+            named = (
+                ", -o<constant>, -d<decisions>, -e<share>, -m<temperature>, -w<cards>, -g<seconds>" * levels
+            )
             named += "".join(f", -{f}" for f in flags)
             raise ValueError(f"{name!r}: {base} takes -<seconds>s, -c<exploration>{named}")
-    return Parts(budget, exploration, share, opponent, depth, averages, talon_worlds, frozenset(given))
+    return Parts(
+        budget, exploration, share, opponent, depth, averages, talon_worlds, frozenset(given), endgame
+    )

@@ -6,7 +6,7 @@ import pytest
 
 from bench.players import make
 from engine.ai import SearchPlayer
-from engine.ai.levels import HARD_ENDGAME, PLAYOUT_RANDOM
+from engine.ai.levels import HARD_ENDGAME, NORMAL_ENDGAME, PLAYOUT_RANDOM
 from engine.options import BotLevel
 
 
@@ -25,7 +25,9 @@ def test_variants_change_only_the_parts_they_name() -> None:
     quick = _search("hard-0.5s")
     assert quick.budget == 0.5 and quick.endgame == pytest.approx(HARD_ENDGAME / 3)
     tree = _search("normal-tree-0.1s")
-    assert (tree.budget, tree.endgame, tree.opponents, tree.reading) == (0.1, 0.05, True, None)
+    assert (tree.budget, tree.opponents, tree.reading) == (0.1, True, None)
+    assert tree.endgame == pytest.approx(NORMAL_ENDGAME / 5)  # scaled with the budget
+    assert _search("normal-0.05s-g1").endgame == 1.0 and _search("normal-frozen").endgame == 0.25
     assert _search("normal-policy").opponents is False
     shares = (_search("normal-e0.08").playout_random, _search("normal").playout_random, hard.playout_random)
     assert shares == (0.08, PLAYOUT_RANDOM[BotLevel.NORMAL], PLAYOUT_RANDOM[BotLevel.HARD])

@@ -2,7 +2,7 @@
 
 easy: the instant heuristic player (no look-ahead) with one decision in twenty at random. normal: the search
 player with 0.5 s of CPU time a move, solving an endgame exactly once every card is accounted for if that
-takes at most a quarter of a second. hard: 1.5 s a move, up to 4 s and 400,000 positions for an endgame
+takes at most 150,000 positions (about 0.75 s). hard: 1.5 s a move, up to 400,000 positions for an endgame
 (most endgames normal gives up on), and it reads the opponents' play: their takes, passes, trumps, leads
 and covers (engine.ai.reading). Both play a quarter of their playouts' moves at random and, heads-up, judge
 an endgame by engine.ai.value where their playouts reach it. bench/ladder.py measures how far apart the
@@ -34,6 +34,12 @@ PLAYOUT_RANDOM = {BotLevel.NORMAL: 0.25, BotLevel.HARD: 0.25}
 # 0.1, 0.5 and 1.5 s a decision; pooled over those 97 deals, +7.7 (+0.5 … +14.9, paired by deal).
 ENDGAME_VALUE = True
 HARD_ENDGAME = 4.0  # CPU seconds
+# normal's: an endgame it can see whole is worth waiting for, so its solver's positions (SOLVER_NODES,
+# 150,000: about 0.75 s here, three times that on the pure-Python engine) bind, not a clock; the seconds,
+# hard's, only cap a slow host. With a quarter of a second, a 2x2 endgame of 16 cards (bench/partners.py;
+# 148,156 positions) ran out, and the search's move lost its side a game that the solver's move won
+# (tests/engine/test_search.py).
+NORMAL_ENDGAME = 4.0
 HARD_ENDGAME_NODES = 400_000  # the solver's table may reach twice this: about 340 MB at worst
 # Without slips, easy bots left alone in an endgame can repeat one cycle of bouts for ever (about one game
 # in 3,000 between heuristic players); a random decision now and then breaks any cycle.
@@ -55,12 +61,13 @@ def player_for(
     averages: float | None = None,
     talon_worlds: int = 0,
     endgame_value: bool | None = None,
+    endgame: float | None = None,
 ) -> Player:
     """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts).
     The rest vary a search level for benchmarks (bench/players.py): ``reads``, ``playout_random`` and
     ``endgame_value`` (None: as the level does), ``tells`` (None: whenever it reads), ``opponents``,
     ``exploration``, ``opponent_exploration``, ``opponent_depth``, ``averages`` and ``talon_worlds`` as
-    ``SearchPlayer`` takes them."""
+    ``SearchPlayer`` takes them, ``endgame`` the seconds an endgame may take (None: the level's, scaled)."""
     if level is BotLevel.EASY:
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
     budget = BUDGET[level] * budget_scale
@@ -70,7 +77,7 @@ def player_for(
         budget,
         seed=seed,
         solver_nodes=HARD_ENDGAME_NODES if hard else SOLVER_NODES,
-        endgame=HARD_ENDGAME * budget_scale if hard else None,
+        endgame=(HARD_ENDGAME if hard else NORMAL_ENDGAME) * budget_scale if endgame is None else endgame,
         reads=reads,
         # A reader reads leads and covers too: against the outside anchor at hard's time that scored 4.0
         # points more over 200 games, paired by deal (-3.0 ... +11.0; docs/ai.md).
