@@ -26,7 +26,10 @@ class HeuristicPlayer:
             return moves[0]
         if self.slips and self._slip.rng.random() < self.slips:
             return self._slip.choose(view)
-        kinds = {kind(m) for m in moves}
+        return self._rules(view)
+
+    def _rules(self, view: View) -> Move:
+        kinds = {kind(m) for m in view.moves}
         if Kind.LEAD in kinds:
             return self._lead(view)
         if Kind.TAKE in kinds:
@@ -57,15 +60,17 @@ class HeuristicPlayer:
         if transfers:
             return min(transfers, key=lambda m: cost(cards(m)[0], trump))
         plan = self._cover_plan(view)
-        if plan is None:
-            return TAKE
-        spent = [c for _, c in plan]
-        trumps = sum(1 for c in spent if suit(c) == trump)
-        # Early in the game trumps are worth more than the cards they would keep out of our hand.
-        if view.talon > 6 and (trumps >= 2 or any(cost(c, trump) >= TRUMP_PREMIUM + 9 for c in spent)):
+        if plan is None or self._rather_take(view, [c for _, c in plan]):
             return TAKE
         attack, card = plan[0]
         return next(m for m in moves if kind(m) == Kind.COVER and cards(m) == (attack, card))
+
+    def _rather_take(self, view: View, spent: list[int]) -> bool:
+        """Take although the cards ``spent`` would cover every card."""
+        trump = view.trump
+        trumps = sum(1 for c in spent if suit(c) == trump)
+        # Early in the game trumps are worth more than the cards they would keep out of our hand.
+        return view.talon > 6 and (trumps >= 2 or any(cost(c, trump) >= TRUMP_PREMIUM + 9 for c in spent))
 
     def _cover_plan(self, view: View) -> list[tuple[int, int]] | None:
         """Cover every unbeaten card, hardest first, each with the cheapest card that beats it."""
