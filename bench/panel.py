@@ -69,7 +69,7 @@ def jobs(level: str, panel: list[str], sizes: list[str], deals: range, seed: int
 def record(work: Work) -> dict[str, Any]:
     job, level, size = work
     played = play(job)
-    me = played.seats.index(level)
+    me = seat_of_level(job)
     return {
         "level": level,
         "member": job.names[1],
@@ -83,6 +83,12 @@ def record(work: Work) -> dict[str, Any]:
         "places": played.places,
         "times": played.times.get(level, []),
     }
+
+
+def seat_of_level(job: Job) -> int:
+    """Where the first name sits in this seating (tournament.play: seat s holds name (s + rotation) % n),
+    whatever the other names are: the level may meet a copy of itself."""
+    return -job.rotation % len(job.names)
 
 
 def others(size: str, me: int) -> list[int]:

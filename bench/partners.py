@@ -28,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.panel import seats_of
+from bench.panel import seat_of_level, seats_of
 from bench.tournament import Job, play
 from engine import Game, Options, snapshot
 from engine.ai.solver import OutOfBudget, Solver, sides
@@ -41,12 +41,11 @@ NODES = 200_000  # positions one check may visit; a check past it is counted as 
 
 def judge(job: Job, cards: int) -> dict[str, Any]:
     """One game: the judged player's checked decisions, and the moves that cost its side the game."""
-    level = job.names[0]
-    seats = tuple(job.names[(s + job.rotation) % len(job.names)] for s in range(len(job.names)))
+    me = seat_of_level(job)
     found: dict[str, Any] = {"checked": 0, "unjudged": 0, "harm": []}
 
     def watch(game: Game, seat: int, seen: View, move: Move) -> None:
-        if seats[seat] != level or len(seen.moves) < 2 or game.talon or sides(game) != 2:
+        if seat != me or len(seen.moves) < 2 or game.talon or sides(game) != 2:
             return
         if sum(h.bit_count() for h in game.hands) > cards:
             return
@@ -70,8 +69,7 @@ def judge(job: Job, cards: int) -> dict[str, Any]:
             )
 
     played = play(job, watch)
-    me = played.seats.index(level)
-    found |= {"deal": job.deal, "rotation": job.rotation, "players": len(seats), "lost": played.lost[me]}
+    found |= {"deal": job.deal, "rotation": job.rotation, "players": len(job.names), "lost": played.lost[me]}
     return found
 
 

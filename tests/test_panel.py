@@ -131,3 +131,10 @@ def test_two_levels_on_the_same_deals_are_compared_deal_by_deal(capsys: pytest.C
     greedy = sum(g["lost"][g["seat"]] for g in games if g["level"] == "greedy") / 8
     careful = sum(g["lost"][g["seat"]] for g in games if g["level"] == "heuristic") / 8
     assert f"{greedy - careful:+.1%}" in line
+
+
+def test_a_level_that_meets_a_copy_of_itself_is_still_found_in_its_seat() -> None:
+    """Every seating puts the level's own seat first in turn: the report follows that seat, not the first
+    seat that bears its name."""
+    todo = panel.jobs("greedy", ["greedy"], ["3"], range(1), 1, "throw_in")
+    assert sorted(panel.record(work)["seat"] for work in todo) == [0, 1, 2]
