@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.tournament import Job, play, wilson
+from bench.tournament import Job, percentile, play, wilson
 from engine import Options, Variant
 
 PANEL = ("ismcts-i27500", "pimc-0.5s", "expert", "normal-frozen", "hard-frozen")
@@ -125,19 +125,18 @@ def report(level: str, games: list[dict[str, Any]]) -> None:
         lost = sum(r["lost"][r["seat"]] for r in rows)
         low, high = wilson(lost, len(rows))
         diffs: dict[int, list[float]] = defaultdict(list)
-        places: dict[int, list[float]] = defaultdict(list)
+        placed: list[int] = []
         for r in rows:
             theirs = [r["lost"][s] for s in others(size, r["seat"])]
             diffs[r["deal"]].append(r["lost"][r["seat"]] - sum(theirs) / len(theirs))
             if r["places"][r["seat"]]:
-                places[r["deal"]].append(r["places"][r["seat"]])
+                placed.append(r["places"][r["seat"]])
         d, d_low, d_high = bootstrap(diffs)
         verdict = "beats" if d_high < 0 else "loses" if d_low > 0 else "even"
         fair = 1 / 2 if teams else 1 / n
-        place = f"{bootstrap(places)[0]:.2f}" if places and not teams else "—"
-        times = sorted(t for r in rows for t in r["times"])
-        p50 = times[len(times) // 2] * 1e3 if times else 0.0
-        p99 = times[min(len(times) - 1, int(0.99 * len(times)))] * 1e3 if times else 0.0
+        place = f"{sum(placed) / len(placed):.2f}" if placed and not teams else "—"
+        times = [t for r in rows for t in r["times"]]
+        p50, p99 = percentile(times, 0.5) * 1e3, percentile(times, 0.99) * 1e3
         print(
             f"{member:<15}{size:>6}{len(rows):>7}{lost / len(rows):>8.1%}{f'{low:.0%}–{high:.0%}':>15}"
             f"{fair:>6.0%}{place:>7}{f'{(n + 1) / 2:.1f}' if not teams else '—':>6}"
