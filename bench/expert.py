@@ -30,19 +30,13 @@ from engine.ai.heuristic import HeuristicPlayer
 from engine.ai.policy import cost
 from engine.ai.solver import SOLVER_NODES, Endgame
 from engine.ai.worlds import Knowledge, Worlds
-from engine.cards import SUIT_MASK, cards_of, mask_of, rank, suit
+from engine.cards import BEATERS, SUIT_MASK, mask_of, rank, suit
 from engine.moves import PASS, Kind, Move, cards, kind
 from engine.views import View
 
 _QUEEN = 10  # rank index: the two is 0, so the six is 4, the ten 8, the jack 9, the ace 12
 _TEN = 8
 _JACK = 9
-
-
-def beats(card: int, attack: int, trump: int) -> bool:
-    if suit(card) == suit(attack):
-        return rank(card) > rank(attack)
-    return suit(card) == trump
 
 
 class ExpertPlayer(HeuristicPlayer):
@@ -73,11 +67,6 @@ class ExpertPlayer(HeuristicPlayer):
         small = len(view.table) <= 3
         return bool(view.talon) and small and (len(trumps) >= 2 or any(rank(c) >= _QUEEN for c in trumps))
 
-    def _unbeatable(self, view: View, card: int) -> bool:
-        """The defender holds no card that may beat ``card``: they must take it."""
-        may_hold = Knowledge.of(view).possible(view.defender)
-        return not any(beats(c, card, view.trump) for c in cards_of(may_hold))
-
     def _throw_in(self, view: View) -> Move:
         trump = view.trump
         throws = [m for m in view.moves if kind(m) == Kind.THROW_IN]
@@ -93,8 +82,10 @@ class ExpertPlayer(HeuristicPlayer):
             return rank(card) <= (_JACK if view.taking else _TEN)
 
         good = [m for m in throws if worth(cards(m)[0])]
-        if not view.taking:
-            forcing = [m for m in good if self._unbeatable(view, cards(m)[0])]
+        if not view.taking:  # first what the defender holds no card to cover (engine.cards.BEATERS) with
+            may_hold = Knowledge.of(view).possible(view.defender)
+            beaters = BEATERS[trump]
+            forcing = [m for m in good if not beaters[cards(m)[0]] & may_hold]
             if forcing:
                 return min(forcing, key=lambda m: cost(cards(m)[0], trump))
         if good:
