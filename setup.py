@@ -34,6 +34,7 @@ MODULES = [
     "engine/ai/worlds.py",
     "engine/ai/solver.py",
     "engine/ai/search.py",
+    "engine/ai/race.py",
     "engine/ai/value.py",
 ]
 MANIFEST = "engine/_build.json"

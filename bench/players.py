@@ -16,8 +16,9 @@ many unseen cards left in the talon, solve every world exactly and play the best
 plays fast but solves endgames as *normal* does), ``-read`` / ``-noread`` (reading the opponents, as *hard* does, or not; ``-notells``: reading their takes,
 passes and trumps but not their leads and covers, as *hard* did before), ``-tree`` /
 ``-policy`` (the other seats' decisions in the tree at every table size, or moved by the playout policy:
-what *normal* was before it searched them heads-up) and ``-value`` / ``-novalue`` (heads-up, playouts stop
-where the talon runs out and engine.ai.value judges the endgame, as both levels do, or they play it out);
+what *normal* was before it searched them heads-up), ``-race`` / ``-norace`` (at a table of three or
+more, the moves raced over shared worlds, engine.ai.race, as both levels do, or searched in a tree as
+before; ``-x<cut>``: the standard errors behind the leader at which a move leaves the race) and ``-value`` / ``-novalue`` (heads-up, playouts stop where the talon runs out and engine.ai.value judges the endgame, as both levels do, or they play it out);
 e.g. ``hard-noread``, ``normal-tree-0.1s``, ``hard-c0.4``, ``hard-o1.4``, ``hard-d2``, ``normal-e0.2``,
 ``hard-novalue``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor takes ``-<seconds>s``,
 ``-c<constant>``, ``-i<iterations>`` (exactly that many a decision, whatever the time: the iterations a
@@ -100,7 +101,7 @@ def level(name: str, seed: int) -> Player:
         name,
         BUDGET[bot],
         EXPLORATION,
-        ("read", "noread", "notells", "tree", "policy", "value", "novalue"),
+        ("read", "noread", "notells", "tree", "policy", "value", "novalue", "race", "norace"),
         levels=True,
     )
     flags = parts.flags
@@ -119,6 +120,8 @@ def level(name: str, seed: int) -> Player:
         talon_worlds=parts.talon_worlds,
         endgame_value=True if "value" in flags else False if "novalue" in flags else None,
         endgame=parts.endgame,
+        races=True if "race" in flags else False if "norace" in flags else None,
+        cut=parts.cut,
     )
 
 
@@ -154,6 +157,7 @@ def frozen(name: str, seed: int) -> Player:
         playout_random=pinned.playout_random,
         endgame_value=pinned.endgame_value,
         endgame=pinned.endgame,
+        races=False,  # at three seats and more they searched a tree then
     )
 
 
@@ -170,6 +174,7 @@ class Parts:
     talon_worlds: int
     flags: frozenset[str]
     endgame: float | None = None  # seconds an endgame solve may take (None: the level's, scaled)
+    cut: float | None = None  # standard errors behind the leader at which a move leaves a race
 
 
 def _parts(
@@ -188,6 +193,7 @@ def _parts(
     averages: float | None = None
     talon_worlds = 0
     endgame: float | None = None
+    cut: float | None = None
     for part in parts:
         if part in flags:
             given.add(part)
@@ -207,12 +213,15 @@ def _parts(
             talon_worlds = int(part[1:])
         elif levels and part.startswith("g"):
             endgame = float(part[1:])
+        elif levels and part.startswith("x"):
+            cut = float(part[1:])
         else:
             named = (
-                ", -o<constant>, -d<decisions>, -e<share>, -m<temperature>, -w<cards>, -g<seconds>" * levels
+                ", -o<constant>, -d<decisions>, -e<share>, -m<temperature>, -w<cards>, -g<seconds>, -x<cut>"
+                * levels
             )
             named += "".join(f", -{f}" for f in flags)
             raise ValueError(f"{name!r}: {base} takes -<seconds>s, -c<exploration>{named}")
     return Parts(
-        budget, exploration, share, opponent, depth, averages, talon_worlds, frozenset(given), endgame
+        budget, exploration, share, opponent, depth, averages, talon_worlds, frozenset(given), endgame, cut
     )

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from bench import panel
+from bench import panel, race_cut
 from bench.expert import ExpertPlayer
 from bench.ismcts import IsmctsPlayer
 from bench.partners import judge
@@ -67,6 +67,8 @@ def test_the_panels_names() -> None:
         assert isinstance(player, SearchPlayer)
         assert (player.budget, player.playout_random) == (pinned.budget, pinned.playout_random)
         assert (player.reading is not None) == pinned.reads
+        assert not player.races, "at three seats and more they searched a tree then"
+    assert make("normal", 1).races and not make("normal-norace", 1).races  # type: ignore[attr-defined]
     assert set(panel.PANEL) >= {"expert", "normal-frozen", "hard-frozen"}
 
 
@@ -138,3 +140,16 @@ def test_a_level_that_meets_a_copy_of_itself_is_still_found_in_its_seat() -> Non
     seat that bears its name."""
     todo = panel.jobs("greedy", ["greedy"], ["3"], range(1), 1, "throw_in")
     assert sorted(panel.record(work)["seat"] for work in todo) == [0, 1, 2]
+
+
+def test_the_race_cut_benchmark_weighs_each_cut_against_a_race_that_drops_nothing() -> None:
+    """A cut of zero ends the race at its first look; an endless one runs the whole budget. Each decision's
+    regret is what the yardstick says the move made gave away: none exactly when it made the yardstick's best."""
+    seen = race_cut.positions(1, seed=4)[0]
+    judged = race_cut.judge((0, seen, 0.2, (0.0, float("inf"))))
+    assert judged is not None
+    moves, per = judged
+    assert moves == len(seen.moves) > 1
+    for regret, best, _ in per.values():
+        assert regret >= 0.0 and best == (regret == 0.0)
+    assert per[0.0][2] < per[float("inf")][2]

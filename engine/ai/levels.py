@@ -17,6 +17,7 @@ from collections.abc import Hashable
 
 from engine.ai.base import Player
 from engine.ai.heuristic import HeuristicPlayer
+from engine.ai.race import CUT
 from engine.ai.search import EXPLORATION, SearchPlayer
 from engine.ai.solver import SOLVER_NODES
 from engine.moves import Move
@@ -29,6 +30,10 @@ BUDGET = {BotLevel.NORMAL: 0.5, BotLevel.HARD: 1.5}
 # Against the outside anchor (docs/ai.md) 0.25 scored 4.5 points more than 0.08 over 200 games at normal's
 # time and 6.0 more over 200 at hard's, both paired by deal (neither significant alone; the same sign in both).
 PLAYOUT_RANDOM = {BotLevel.NORMAL: 0.25, BotLevel.HARD: 0.25}
+# At a table of three or more both levels race their moves over shared worlds (engine.ai.race) instead of
+# searching a tree: at normal's time against PIMC at its own (three seats, 31 deals, paired by deal) the tree
+# was the durak in 35.5% of 93 games, the race in 14.0% (−21.5 points, −32.3 … −10.8; docs/ai.md).
+RACES = True
 # Heads-up, both levels' playouts stop where the talon runs out and engine.ai.value judges the endgame:
 # against the outside anchor (docs/ai.md) that scored 8.0, 9.1 and 6.0 points more than playing it out at
 # 0.1, 0.5 and 1.5 s a decision; pooled over those 97 deals, +7.7 (+0.5 … +14.9, paired by deal).
@@ -62,11 +67,13 @@ def player_for(
     talon_worlds: int = 0,
     endgame_value: bool | None = None,
     endgame: float | None = None,
+    races: bool | None = None,
+    cut: float | None = None,
 ) -> Player:
     """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts).
-    The rest vary a search level for benchmarks (bench/players.py): ``reads``, ``playout_random`` and
-    ``endgame_value`` (None: as the level does), ``tells`` (None: whenever it reads), ``opponents``,
-    ``exploration``, ``opponent_exploration``, ``opponent_depth``, ``averages`` and ``talon_worlds`` as
+    The rest vary a search level for benchmarks (bench/players.py): ``reads``, ``playout_random``,
+    ``races``, ``cut`` and ``endgame_value`` (None: as the level does), ``tells`` (None: whenever it reads),
+    ``opponents``, ``exploration``, ``opponent_exploration``, ``opponent_depth``, ``averages`` and ``talon_worlds`` as
     ``SearchPlayer`` takes them, ``endgame`` the seconds an endgame may take (None: the level's, scaled)."""
     if level is BotLevel.EASY:
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
@@ -90,6 +97,8 @@ def player_for(
         averages=averages,
         talon_worlds=talon_worlds,
         endgame_value=ENDGAME_VALUE if endgame_value is None else endgame_value,
+        races=RACES if races is None else races,
+        cut=CUT if cut is None else cut,
     )
 
 

@@ -13,8 +13,10 @@ this seat's real hand, so those edges learn to answer that hand as if they saw i
 to the playout policy (open loop) feared that less, but it also never saw the replies a searching opponent
 finds, and against one (bench/ismcts.py, the published method at equal CPU) it scored 54% where the tree
 scores three quarters (docs/ai.md, "Against an outside search"). At a table of three or more the other seats
-move by the policy inside the walk (``opponents`` forces either way): with several opponents in it the tree
-would grow their edges and hardly this seat's own.
+move by the policy (``opponents`` forces either way): with several opponents in it the tree would grow their
+edges and hardly this seat's own. There, with ``races`` (both levels), the moves race over shared worlds
+instead (engine.ai.race): two moves compared on the same deals, which decide a game of three or more far more
+than any one move, and the rounds kept for the moves still in doubt.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Final
 
 from engine.ai.heuristic import HeuristicPlayer
 from engine.ai.policy import EXPLORE, SEAT_BITS, Averages, play_on, policy_move, rewards
+from engine.ai.race import CUT, Race, race
 from engine.ai.reading import Reading
 from engine.ai.solver import SOLVER_NODES, Endgame
 from engine.ai.value import lead_chance
@@ -59,8 +62,8 @@ class Decision:
     """How the last move was found: for benchmarks and logs."""
 
     move: Move
-    how: str  # "forced", "solved" or "search"
-    iterations: int
+    how: str  # "forced", "solved", "search" or "race"
+    iterations: int  # a race: its rounds
     seconds: float
 
 
@@ -77,8 +80,10 @@ class SearchPlayer:
     edges from fitting too closely the hand they cannot see; ``opponent_depth``: how many of the other seats'
     decisions a walk down the tree takes at most (by default all), the later ones moved by the policy, which
     sees the hand the tree's edges cannot; ``playout_random``: the share of random moves in its playouts (the
-    levels set it); ``averages``: if given, those moves are drawn not uniformly but by the decision's move
-    averages at this temperature (engine.ai.policy.Averages); ``talon_worlds``: heads-up, with at most this
+    levels set it); ``races``: at a table of three or more, race the moves over shared worlds
+    (engine.ai.race) rather than search a tree, ``cut``: how far behind, in standard errors, a move leaves the
+    race; ``averages``: if given, those moves are drawn not uniformly
+    but by the decision's move averages at this temperature (engine.ai.policy.Averages); ``talon_worlds``: heads-up, with at most this
     many unseen cards left in the talon, the move best on average over every world, each solved exactly,
     if that takes at most half the budget (engine.ai.solver.Endgame.likely); ``endgame_value``: heads-up,
     a playout stops where the talon runs out and the endgame is judged by engine.ai.value instead of played
@@ -103,6 +108,8 @@ class SearchPlayer:
         averages: float | None = None,
         talon_worlds: int = 0,
         endgame_value: bool = False,
+        races: bool = False,
+        cut: float = CUT,
     ) -> None:
         self.budget = budget
         self.exploration = exploration
@@ -122,6 +129,8 @@ class SearchPlayer:
         # Reading the opponents (engine.ai.reading) needs the same player for a whole game.
         self.reading = Reading(tells=tells) if reads else None
         self.opponents = opponents
+        self.races = races
+        self.cut = cut
 
     def remembered(self) -> int:
         """Endgame positions it keeps solved (each about 430 bytes): what keeping this player costs."""
@@ -147,7 +156,11 @@ class SearchPlayer:
             if len(good) == 1:
                 return self._decided(good[0], "solved", 0, start)
             moves = good  # among equally good moves, the one search likes best keeps the play natural
-        tree = self.opponents if self.opponents is not None else view.players == 2
+        heads_up = view.players == 2
+        tree = self.opponents if self.opponents is not None else heads_up
+        if self.races and not heads_up and not tree:
+            raced = race(worlds, moves, self._done(start), self.playout_random, self.cut)
+            return self._decided(self._pick_raced(raced, view, moves), "race", raced.rounds, start)
         root, iterations = self._search(worlds, moves, start, tree)
         return self._decided(self._pick(root, view, moves), "search", iterations, start)
 
@@ -181,6 +194,28 @@ class SearchPlayer:
             return best
         margin = TIE * math.sqrt(0.25 / b.visits + 0.25 / c.visits)
         return alternative if c.total / c.visits >= b.total / b.visits - margin else best
+
+    def _done(self, start: float) -> Callable[[int], bool]:
+        if self.iterations is not None:
+            limit = self.iterations
+            return lambda playouts: playouts >= limit
+        deadline = max(start + self.budget, self.clock() + self.budget / 2)
+        clock = self.clock
+        return lambda playouts: playouts > 0 and clock() >= deadline
+
+    def _pick_raced(self, raced: Race, view: View, moves: list[Move]) -> Move:
+        """The race's leader, unless the careful player's move or, instead of a take, a cover is still in
+        the race within ``TIE`` standard errors of it: as ``_pick`` does with the tree's statistics."""
+        best = raced.leader()
+        careful = self.prior.choose(view)
+        alive = [i for i in raced.alive if i != best]
+        alternative = next((i for i in alive if moves[i] == careful and careful != TAKE), None)
+        if alternative is None and moves[best] == TAKE:
+            covers = [i for i in alive if moves[i] != TAKE]
+            alternative = max(covers, key=raced.mean) if covers else None
+        if alternative is not None and raced.behind(best, alternative) <= TIE:
+            return moves[alternative]
+        return moves[best]
 
     def _search(self, worlds: Worlds, moves: list[Move], start: float, tree: bool) -> tuple[Node, int]:
         me = worlds.knowledge.seat
