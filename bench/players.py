@@ -18,7 +18,9 @@ passes and trumps but not their leads and covers, as *hard* did before), ``-tree
 ``-policy`` (the other seats' decisions in the tree at every table size, or moved by the playout policy:
 what *normal* was before it searched them heads-up), ``-race`` / ``-norace`` (at a table of three or
 more, the moves raced over shared worlds, engine.ai.race, as both levels do, or searched in a tree as
-before; ``-x<cut>``: the standard errors behind the leader at which a move leaves the race) and ``-value`` / ``-novalue`` (heads-up, playouts stop where the talon runs out and engine.ai.value judges the endgame, as both levels do, or they play it out);
+before; ``-x<cut>``: the standard errors behind the leader at which a move leaves the race) and
+``-value`` / ``-novalue`` (heads-up, playouts stop where the talon runs out and engine.ai.value judges the
+endgame, as both levels do, or they play it out);
 e.g. ``hard-noread``, ``normal-tree-0.1s``, ``hard-c0.4``, ``hard-o1.4``, ``hard-d2``, ``normal-e0.2``,
 ``hard-novalue``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor takes ``-<seconds>s``,
 ``-c<constant>``, ``-i<iterations>`` (exactly that many a decision, whatever the time: the iterations a

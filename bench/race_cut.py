@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import Game, Options
 from engine.ai import HeuristicPlayer
-from engine.ai.levels import player_for
+from engine.ai.levels import PLAYOUT_RANDOM, player_for
 from engine.ai.race import race
 from engine.ai.search import SearchPlayer
 from engine.ai.worlds import Worlds
@@ -63,7 +63,7 @@ def judge(work: tuple[int, View, float, tuple[float, ...]]) -> Judged | None:
         Worlds(seen, random.Random(k)),
         moves,
         lambda playouts: playouts > 0 and time.thread_time() >= start + reference,
-        0.25,
+        PLAYOUT_RANDOM[BotLevel.NORMAL],  # the playouts normal's own race plays
         float("inf"),
     )
     means = [yardstick.mean(i) for i in range(len(moves))]

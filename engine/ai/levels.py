@@ -5,8 +5,9 @@ player with 0.5 s of CPU time a move, solving an endgame exactly once every card
 takes at most 150,000 positions (about 0.75 s). hard: 1.5 s a move, up to 400,000 positions for an endgame
 (most endgames normal gives up on), and it reads the opponents' play: their takes, passes, trumps, leads
 and covers (engine.ai.reading). Both play a quarter of their playouts' moves at random and, heads-up, judge
-an endgame by engine.ai.value where their playouts reach it. bench/ladder.py measures how far apart the
-levels are.
+an endgame by engine.ai.value where their playouts reach it; at a table of three or more both race their
+moves over shared worlds (engine.ai.race) instead of searching a tree. bench/ladder.py measures how far
+apart the levels are, bench/panel.py how they fare against opponents they were not tuned on.
 """
 
 from __future__ import annotations
@@ -73,8 +74,8 @@ def player_for(
     """A player of ``level``; ``budget_scale`` shrinks or stretches the thinking time (tests, slow hosts).
     The rest vary a search level for benchmarks (bench/players.py): ``reads``, ``playout_random``,
     ``races``, ``cut`` and ``endgame_value`` (None: as the level does), ``tells`` (None: whenever it reads),
-    ``opponents``, ``exploration``, ``opponent_exploration``, ``opponent_depth``, ``averages`` and ``talon_worlds`` as
-    ``SearchPlayer`` takes them, ``endgame`` the seconds an endgame may take (None: the level's, scaled)."""
+    ``opponents``, ``exploration``, ``opponent_exploration``, ``opponent_depth``, ``averages`` and
+    ``talon_worlds`` as ``SearchPlayer`` takes them, ``endgame`` the seconds an endgame may take (None: the level's, scaled)."""
     if level is BotLevel.EASY:
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
     budget = BUDGET[level] * budget_scale

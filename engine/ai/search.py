@@ -82,9 +82,9 @@ class SearchPlayer:
     sees the hand the tree's edges cannot; ``playout_random``: the share of random moves in its playouts (the
     levels set it); ``races``: at a table of three or more, race the moves over shared worlds
     (engine.ai.race) rather than search a tree, ``cut``: how far behind, in standard errors, a move leaves the
-    race; ``averages``: if given, those moves are drawn not uniformly
-    but by the decision's move averages at this temperature (engine.ai.policy.Averages); ``talon_worlds``: heads-up, with at most this
-    many unseen cards left in the talon, the move best on average over every world, each solved exactly,
+    race; ``averages``: if given, those moves are drawn not uniformly but by the decision's move averages at
+    this temperature (engine.ai.policy.Averages); ``talon_worlds``: heads-up, with at most this many unseen
+    cards left in the talon, the move best on average over every world, each solved exactly,
     if that takes at most half the budget (engine.ai.solver.Endgame.likely); ``endgame_value``: heads-up,
     a playout stops where the talon runs out and the endgame is judged by engine.ai.value instead of played
     out; benchmarks vary them all."""
@@ -195,12 +195,16 @@ class SearchPlayer:
         margin = TIE * math.sqrt(0.25 / b.visits + 0.25 / c.visits)
         return alternative if c.total / c.visits >= b.total / b.visits - margin else best
 
+    def _deadline(self, start: float) -> float:
+        """When a search or race stops: the budget, but half of it at least after an endgame solve that
+        tried and gave up, which may have spent its whole share."""
+        return max(start + self.budget, self.clock() + self.budget / 2)
+
     def _done(self, start: float) -> Callable[[int], bool]:
         if self.iterations is not None:
             limit = self.iterations
             return lambda playouts: playouts >= limit
-        deadline = max(start + self.budget, self.clock() + self.budget / 2)
-        clock = self.clock
+        deadline, clock = self._deadline(start), self.clock
         return lambda playouts: playouts > 0 and clock() >= deadline
 
     def _pick_raced(self, raced: Race, view: View, moves: list[Move]) -> Move:
@@ -225,8 +229,7 @@ class SearchPlayer:
         judge = self.endgame_value
         # How many of the other seats' decisions a walk takes into the tree (None: all); open loop, none.
         limit = self.opponent_depth if tree else 0
-        # The solver, if it tried and gave up, may have spent its whole share: half the budget stays for this.
-        deadline = max(start + self.budget, self.clock() + self.budget / 2)
+        deadline = self._deadline(start)
         averages = Averages(self.averages) if self.averages is not None else None
         done = 0
         while True:
