@@ -10,8 +10,7 @@ model is compared with what a search would otherwise use there: the result of on
 uniformly random playout (the anchor's). Prints the Brier score (mean squared error against the exact value;
 a single playout scores its error rate), the mean absolute error and how often the favourite is right (for
 playouts: the favourite of ``SAMPLES``), then ``MODEL`` to paste into engine/ai/value.py. Half the deals are
-played with draws, half without. With ``--players 3`` (or more) the positions are the duels of the last two
-seats of a bigger table, which the race judges by the same model (engine.ai.race).
+played with draws, half without.
 """
 
 from __future__ import annotations
@@ -39,12 +38,12 @@ SAMPLES = 20  # playouts per held-out position, to measure a single playout's er
 Found = tuple[list[float], float, float, float, float]
 
 
-def positions(deal: int, variant: str, deck: int, nodes: int, players: int = 2) -> list[Found]:
+def positions(deal: int, variant: str, deck: int, nodes: int) -> list[Found]:
     """A deal's endgame positions: (features, exact value for the leader, a policy playout's and a random
     playout's average result for the leader over ``SAMPLES``, the model in engine/ai/value.py's estimate)."""
     rng = random.Random(deal)
     options = Options(variant=Variant(variant), deck=deck, draw=deal % 2 == 0)
-    game = Game.deal(options, players, rng=random.Random(deal))
+    game = Game.deal(options, 2, rng=random.Random(deal))
     out = []
     first = True
     while game.result is None:
@@ -58,11 +57,9 @@ def positions(deal: int, variant: str, deck: int, nodes: int, players: int = 2) 
             if exact >= 0.0:
                 lead = game.lead
                 policy = sum(
-                    rewards(playout(game.copy(), rng.random, SHARE), players)[lead] for _ in range(SAMPLES)
+                    rewards(playout(game.copy(), rng.random, SHARE), 2)[lead] for _ in range(SAMPLES)
                 )
-                uniform = sum(
-                    rewards(playout(game.copy(), rng.random, 1.0), players)[lead] for _ in range(SAMPLES)
-                )
+                uniform = sum(rewards(playout(game.copy(), rng.random, 1.0), 2)[lead] for _ in range(SAMPLES))
                 out.append((features(game), exact, policy / SAMPLES, uniform / SAMPLES, lead_chance(game)))
         seat, moves = game.turn(rng.random)
         move = (
@@ -72,7 +69,7 @@ def positions(deal: int, variant: str, deck: int, nodes: int, players: int = 2) 
     return out
 
 
-def _job(args: tuple[int, str, int, int, int]) -> list[Found]:
+def _job(args: tuple[int, str, int, int]) -> list[Found]:
     return positions(*args)
 
 
@@ -107,11 +104,9 @@ def main() -> None:
     parser.add_argument("--variant", choices=[v.value for v in Variant], default=Variant.THROW_IN.value)
     parser.add_argument("--deck", type=int, choices=(24, 36, 52), default=36)
     parser.add_argument("--nodes", type=int, default=300_000, help="the solver's positions per endgame")
-    parser.add_argument("--players", type=int, default=2, help="3 or more: the duels of the last two seats")
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
-    first, last = args.first, args.first + args.deals
-    deals = [(d, args.variant, args.deck, args.nodes, args.players) for d in range(first, last)]
+    deals = [(d, args.variant, args.deck, args.nodes) for d in range(args.first, args.first + args.deals)]
     with multiprocessing.Pool(args.jobs) as pool:
         found = pool.map(_job, deals, chunksize=20)
     held = [d % 5 == 4 for d, *_ in deals]
@@ -127,7 +122,7 @@ def main() -> None:
     tx = np.array([p[0] for p in test])
     exact = np.array([p[1] for p in test])
     model = 1.0 / (1.0 + np.exp(-tx @ weights))
-    shape = f"{args.variant}, {args.deck} cards, {args.players} players, {args.deals} deals"
+    shape = f"{args.variant}, {args.deck} cards, {args.deals} deals"
     print(f"{len(train)} positions fitted, {len(test)} held out ({shape})")
     print(f"{'on the held-out positions':<34}{'Brier':>8}{'MAE':>8}{'favourite':>10}")
     print(scores("this fit", model, exact, single=False))

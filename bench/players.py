@@ -19,8 +19,8 @@ passes and trumps but not their leads and covers, as *hard* did before), ``-tree
 what *normal* was before it searched them heads-up), ``-race`` / ``-norace`` (at a table of three or
 more, the moves raced over shared worlds, engine.ai.race, as both levels do, or searched in a tree as
 before; ``-x<cut>``: the standard errors behind the leader at which a move leaves the race) and
-``-value`` / ``-novalue`` (playouts stop where the talon has run out with two seats left, heads-up or the
-race's last two, and engine.ai.value judges the duel, as both levels do, or they play it out);
+``-value`` / ``-novalue`` (heads-up, playouts stop where the talon runs out and engine.ai.value judges the
+endgame, as both levels do, or they play it out);
 e.g. ``hard-noread``, ``normal-tree-0.1s``, ``hard-c0.4``, ``hard-o1.4``, ``hard-d2``, ``normal-e0.2``,
 ``hard-novalue``. ``reader-0.1s`` is ``normal-read-0.1s``. The anchor takes ``-<seconds>s``,
 ``-c<constant>``, ``-i<iterations>`` (exactly that many a decision, whatever the time: the iterations a

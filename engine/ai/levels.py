@@ -4,9 +4,9 @@ easy: the instant heuristic player (no look-ahead) with one decision in twenty a
 player with 0.5 s of CPU time a move, solving an endgame exactly once every card is accounted for if that
 takes at most 150,000 positions (about 0.75 s). hard: 1.5 s a move, up to 400,000 positions for an endgame
 (most endgames normal gives up on), and it reads the opponents' play: their takes, passes, trumps, leads
-and covers (engine.ai.reading). Both play a quarter of their playouts' moves at random and judge the duel of
-the last two seats by engine.ai.value where their playouts reach it with the talon gone; at a table of three
-or more both race their moves over shared worlds (engine.ai.race) instead of searching a tree. bench/ladder.py measures how far
+and covers (engine.ai.reading). Both play a quarter of their playouts' moves at random and, heads-up, judge
+an endgame by engine.ai.value where their playouts reach it; at a table of three or more both race their
+moves over shared worlds (engine.ai.race) instead of searching a tree. bench/ladder.py measures how far
 apart the levels are, bench/panel.py how they fare against opponents they were not tuned on.
 """
 
@@ -37,9 +37,7 @@ PLAYOUT_RANDOM = {BotLevel.NORMAL: 0.25, BotLevel.HARD: 0.25}
 RACES = True
 # Heads-up, both levels' playouts stop where the talon runs out and engine.ai.value judges the endgame:
 # against the outside anchor (docs/ai.md) that scored 8.0, 9.1 and 6.0 points more than playing it out at
-# 0.1, 0.5 and 1.5 s a decision; pooled over those 97 deals, +7.7 (+0.5 … +14.9, paired by deal). At three
-# seats and more the race's playouts stop at the last two seats' duel, judged alike: at 0.1 s, against the
-# race that plays it out in the other two seats, the durak in 23.7% of 270 games (fair 33%; docs/ai.md).
+# 0.1, 0.5 and 1.5 s a decision; pooled over those 97 deals, +7.7 (+0.5 … +14.9, paired by deal).
 ENDGAME_VALUE = True
 HARD_ENDGAME = 4.0  # CPU seconds
 # normal's: an endgame it can see whole is worth waiting for, so its solver's positions (SOLVER_NODES,

@@ -153,10 +153,9 @@ def playout(
 
 
 def endgame_begins(game: Game) -> bool:
-    """Two seats left holding cards (heads-up, or the last two of a bigger table; in teams they are then on
-    opposite sides), the talon empty and a bout about to be led: from here every card's place is known, and
-    engine.ai.value judges the duel."""
-    return not game.talon and not game.attack and game.players - game.seats_out.bit_count() == 2
+    """Heads-up, the talon empty and a bout about to be led: from here every card's place is known, and
+    engine.ai.value judges the game."""
+    return game.players == 2 and not game.talon and not game.attack
 
 
 def play_on(

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Final
 
 from engine.ai.policy import play_on
-from engine.ai.value import escape_chance
 from engine.ai.worlds import Worlds
 from engine.moves import Move
 
@@ -93,11 +92,9 @@ def race(
     done: Callable[[int], bool],
     explore: float,
     cut: float = CUT,
-    judge: bool = False,
 ) -> Race:
     """Run the race until ``done(playouts so far)`` or one move is left; ``explore``: the playouts' share of
-    random moves, ``cut``: how far behind the leader, in standard errors, a move leaves the race; ``judge``:
-    a playout stops where two seats are left with the talon gone, and engine.ai.value judges their duel."""
+    random moves, ``cut``: how far behind the leader, in standard errors, a move leaves the race."""
     me = worlds.knowledge.seat
     rng = worlds.rng
     state = Race(len(moves))
@@ -109,10 +106,11 @@ def race(
         for i in state.alive:
             game = world.copy()
             game.push(me, moves[i])
+            if game.result is None:
+                play_on(game, random.Random(seed).random, explore, None, False)
             result = game.result
-            if result is None:
-                result = play_on(game, random.Random(seed).random, explore, None, judge)
-            results.append(result.reward(me) if result is not None else escape_chance(game, me))
+            assert result is not None
+            results.append(result.reward(me))
         playouts += len(results)
         state.add(results)
         if state.rounds >= FIRST_LOOK and state.rounds % LOOK_EVERY == 0:

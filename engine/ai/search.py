@@ -5,9 +5,8 @@ cards are all accounted for are solved exactly instead.
 Single-observer ISMCTS (Cowling, Powley & Whitehouse 2012): every iteration deals a fresh world, walks one
 tree (UCB with availability counts among the moves legal in that world), adds one edge, plays the game out
 with the playout policy and credits the edges it walked with the result for the seat that chose each. With
-``endgame_value`` (both levels), a playout stops where the talon has run out with two seats left (heads-up;
-at a bigger table the race's playouts, at the last two seats' duel) and the duel is judged instead
-(engine.ai.value): closer to the exact value than a playout from there, and quicker.
+``endgame_value`` (both levels), a heads-up playout stops where the talon runs out and the endgame's value
+is judged instead (engine.ai.value): closer to the exact value than a playout from there, and quicker.
 
 Heads-up, the other seat's decisions are in the tree too, as the classic design has them. Every world holds
 this seat's real hand, so those edges learn to answer that hand as if they saw it; a search that left them
@@ -86,9 +85,9 @@ class SearchPlayer:
     race; ``averages``: if given, those moves are drawn not uniformly but by the decision's move averages at
     this temperature (engine.ai.policy.Averages); ``talon_worlds``: heads-up, with at most this many unseen
     cards left in the talon, the move best on average over every world, each solved exactly,
-    if that takes at most half the budget (engine.ai.solver.Endgame.likely); ``endgame_value``: a playout
-    stops where the talon has run out with two seats left and engine.ai.value judges their duel instead of
-    playing it out (the tree heads-up only); benchmarks vary them all."""
+    if that takes at most half the budget (engine.ai.solver.Endgame.likely); ``endgame_value``: heads-up,
+    a playout stops where the talon runs out and the endgame is judged by engine.ai.value instead of played
+    out; benchmarks vary them all."""
 
     def __init__(
         self,
@@ -160,7 +159,7 @@ class SearchPlayer:
         heads_up = view.players == 2
         tree = self.opponents if self.opponents is not None else heads_up
         if self.races and not heads_up and not tree:
-            raced = race(worlds, moves, self._done(start), self.playout_random, self.cut, self.endgame_value)
+            raced = race(worlds, moves, self._done(start), self.playout_random, self.cut)
             return self._decided(self._pick_raced(raced, view, moves), "race", raced.rounds, start)
         root, iterations = self._search(worlds, moves, start, tree)
         return self._decided(self._pick(root, view, moves), "search", iterations, start)
@@ -227,8 +226,7 @@ class SearchPlayer:
         root = Node(me)  # the root's own seat: whose decision it is
         rand = worlds.rng.random
         c, theirs, share = self.exploration, self.opponent_exploration, self.playout_random
-        # Heads-up only: at a bigger table the tree is the frozen copies' (bench/players.py), kept as it was.
-        judge = self.endgame_value and len(worlds.knowledge.known) == 2
+        judge = self.endgame_value
         # How many of the other seats' decisions a walk takes into the tree (None: all); open loop, none.
         limit = self.opponent_depth if tree else 0
         deadline = self._deadline(start)

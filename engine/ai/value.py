@@ -94,18 +94,6 @@ def lead_chance(game: Game) -> float:
     return 1.0 / (1.0 + math.exp(-z))
 
 
-def escape_chance(game: Game, seat: int) -> float:
-    """The chance that ``seat`` (in teams, its side) escapes the duel engine.ai.policy.endgame_begins: the
-    model's for the seat to lead, the rest for the defender; a seat already out at a table without teams has
-    escaped."""
-    side = game.team(seat)
-    if side == game.team(game.lead):
-        return lead_chance(game)
-    if side == game.team(game.defender):
-        return 1.0 - lead_chance(game)
-    return 1.0
-
-
 class _Side:
     __slots__ = ("cost", "highest", "lowest", "ranks", "trump_cost", "trumps", "uncovered", "unmatched")
 

@@ -109,15 +109,3 @@ def test_where_the_race_cannot_tell_the_careful_players_move_is_made_and_never_a
     results[take] = [1.0] * 16
     results[careful] = results[cover] = [0.0] * 16
     assert player._pick_raced(raced(*results), seen, moves) == TAKE, "a take clearly ahead is made"
-
-
-def test_asked_to_judge_the_race_stops_its_playouts_at_the_last_two_seats_duel() -> None:
-    """Played out, every result is an escape, a draw or a loss; judged, the duels' results are the model's
-    chances (engine.ai.value.escape_chance), so the totals leave the halves."""
-    g = Game.deal(Options(), 3, rng=random.Random(5))
-    seen = view(g, g.to_act()[0])
-    moves = list(seen.moves)
-    for judge in (False, True):
-        state = race(Worlds(seen, random.Random(2)), moves, lambda n: n >= 300, 0.25, CUT, judge)
-        halves = all((2 * t).is_integer() for t in state.totals)
-        assert halves is not judge
