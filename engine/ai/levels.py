@@ -75,7 +75,8 @@ def player_for(
     The rest vary a search level for benchmarks (bench/players.py): ``reads``, ``playout_random``,
     ``races``, ``cut`` and ``endgame_value`` (None: as the level does), ``tells`` (None: whenever it reads),
     ``opponents``, ``exploration``, ``opponent_exploration``, ``opponent_depth``, ``averages`` and
-    ``talon_worlds`` as ``SearchPlayer`` takes them, ``endgame`` the seconds an endgame may take (None: the level's, scaled)."""
+    ``talon_worlds`` as ``SearchPlayer`` takes them, ``endgame`` the seconds an endgame may take (None: the
+    level's, scaled)."""
     if level is BotLevel.EASY:
         return HeuristicPlayer(EASY_SLIPS, random.Random(seed))
     budget = BUDGET[level] * budget_scale
